@@ -1,0 +1,31 @@
+// swift-tools-version: 6.0
+// labeld: a label-printer driver and print-job daemon. See docs/architecture.md for the layers.
+import PackageDescription
+
+let package = Package(
+  name: "labeld",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "labeld", targets: ["labeld"]),
+    .executable(name: "labelctl", targets: ["labelctl"]),
+  ],
+  targets: [
+    // Pure Swift: model, Reason, the alert type, protocol messages. Never imports C.
+    .target(name: "LabelCore"),
+    // Thin POSIX layer: errno-safe syscalls, Unix sockets, peer credentials, socket paths.
+    .target(name: "LabelPOSIX"),
+    // The daemon: server, dispatcher, alert channel, scheduler, registry, simulator.
+    .target(name: "LabelDaemon", dependencies: ["LabelCore", "LabelPOSIX"]),
+    // A blocking line-oriented client used by labelctl and the tests.
+    .target(name: "LabelClient", dependencies: ["LabelCore", "LabelPOSIX"]),
+    .executableTarget(name: "labeld", dependencies: ["LabelDaemon", "LabelCore", "LabelPOSIX"]),
+    .executableTarget(name: "labelctl", dependencies: ["LabelClient", "LabelCore", "LabelPOSIX"]),
+    .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
+    .testTarget(name: "LabelDaemonTests", dependencies: ["LabelDaemon", "LabelCore"]),
+    .testTarget(
+      name: "IntegrationTests",
+      dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "labeld", "labelctl"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,27 @@
+import Foundation
+
+/// The one JSON configuration of the protocol: RFC 3339 times, compact single-line output.
+public enum LabelJSON {
+  public static func encoder() -> JSONEncoder {
+    let e = JSONEncoder()
+    e.dateEncodingStrategy = .iso8601
+    e.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+    return e
+  }
+
+  public static func decoder() -> JSONDecoder {
+    let d = JSONDecoder()
+    d.dateDecodingStrategy = .iso8601
+    return d
+  }
+
+  /// Encodes `value` as a JSON value tree (for error data and generic plumbing).
+  public static func value<T: Encodable>(_ value: T) throws -> JSONValue {
+    try decoder().decode(JSONValue.self, from: encoder().encode(value))
+  }
+
+  /// Decodes a typed value from a JSON value tree; a DecodingError names the field.
+  public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
+    try decoder().decode(type, from: encoder().encode(value))
+  }
+}

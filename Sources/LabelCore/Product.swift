@@ -1,0 +1,112 @@
+import Foundation
+
+/// A product as stored: what an inventory app's Add/Edit Product flow saves.
+public struct Product: Codable, Sendable, Equatable {
+  public var sku: String
+  public var name: String
+  public var price: Decimal?
+  public var currency: String?
+  public var barcode: String?
+  public var fields: [String: String]?
+  /// Starts at 1 and increases on every successful save.
+  public var version: Int
+  public var updatedAt: Date
+
+  public init(
+    sku: String, name: String, price: Decimal? = nil, currency: String? = nil,
+    barcode: String? = nil, fields: [String: String]? = nil, version: Int, updatedAt: Date
+  ) {
+    self.sku = sku
+    self.name = name
+    self.price = price
+    self.currency = currency
+    self.barcode = barcode
+    self.fields = fields
+    self.version = version
+    self.updatedAt = updatedAt
+  }
+
+  /// The values a template's `${field}` placeholders can name: sku, name, price, currency,
+  /// barcode, and every entry of `fields` (which cannot shadow the built-in ones).
+  public var templateData: [String: String] {
+    var data = fields ?? [:]
+    data["sku"] = sku
+    data["name"] = name
+    if let price { data["price"] = "\(price)" }
+    if let currency { data["currency"] = currency }
+    if let barcode { data["barcode"] = barcode }
+    return data
+  }
+}
+
+/// What a client sends to `products.save`: a product without its bookkeeping.
+/// `version` and `updatedAt`, if a client echoes them back, are ignored.
+public struct ProductInput: Codable, Sendable, Equatable {
+  public var sku: String
+  public var name: String
+  public var price: Decimal?
+  public var currency: String?
+  public var barcode: String?
+  public var fields: [String: String]?
+
+  public init(
+    sku: String, name: String, price: Decimal? = nil, currency: String? = nil,
+    barcode: String? = nil, fields: [String: String]? = nil
+  ) {
+    self.sku = sku
+    self.name = name
+    self.price = price
+    self.currency = currency
+    self.barcode = barcode
+    self.fields = fields
+  }
+
+  /// Checks what JSON typing cannot: non-empty keys, a valid GTIN barcode, a sane currency.
+  /// Field names are relative to the product object ("barcode").
+  public func validate() throws(FieldError) {
+    let trimmedSKU = sku.trimmingCharacters(in: .whitespaces)
+    if trimmedSKU.isEmpty { throw FieldError(field: "sku", reason: "must not be empty") }
+    if sku.count > 128 { throw FieldError(field: "sku", reason: "longer than 128 characters") }
+    if sku.contains(where: { $0.isNewline }) {
+      throw FieldError(field: "sku", reason: "must not contain line breaks")
+    }
+    if name.trimmingCharacters(in: .whitespaces).isEmpty {
+      throw FieldError(field: "name", reason: "must not be empty")
+    }
+    if let price, price < 0 { throw FieldError(field: "price", reason: "must not be negative") }
+    if let currency, currency.count != 3 || !currency.allSatisfy({ $0.isLetter && $0.isASCII }) {
+      throw FieldError(field: "currency", reason: "must be a three-letter ISO 4217 code")
+    }
+    if let barcode {
+      if let problem = GTIN.problem(barcode) {
+        throw FieldError(field: "barcode", reason: problem)
+      }
+    }
+  }
+}
+
+/// GTIN (EAN-8, UPC-A, EAN-13, GTIN-14) check-digit validation.
+public enum GTIN {
+  /// Nil when `code` is a valid GTIN, else why not.
+  public static func problem(_ code: String) -> String? {
+    guard code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+      return "must contain digits only"
+    }
+    guard [8, 12, 13, 14].contains(code.count) else {
+      return "must be 8 (EAN-8), 12 (UPC-A), 13 (EAN-13) or 14 (GTIN-14) digits, got \(code.count)"
+    }
+    let digits = code.compactMap { $0.wholeNumberValue }
+    let expected = checkDigit(digits.dropLast())
+    if digits.last != expected {
+      return "check digit is \(digits.last!), expected \(expected)"
+    }
+    return nil
+  }
+
+  /// The GS1 mod-10 check digit for the digits before it.
+  public static func checkDigit<C: Collection>(_ body: C) -> Int where C.Element == Int {
+    var sum = 0
+    for (i, d) in body.reversed().enumerated() { sum += d * (i % 2 == 0 ? 3 : 1) }
+    return (10 - sum % 10) % 10
+  }
+}

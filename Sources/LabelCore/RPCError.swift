@@ -1,0 +1,101 @@
+/// The protocol's error codes (protocol v1, "Errors").
+public enum RPCErrorCode: Int, Sendable, Codable, CaseIterable {
+  case parseError = -32700
+  case invalidRequest = -32600
+  case methodNotFound = -32601
+  case invalidParams = -32602
+  case internalError = -32603
+  case printerNotFound = 1001
+  case printerNotAccepting = 1002
+  case jobNotFound = 1003
+  case saveFailed = 1004
+  case notPermitted = 1005
+  case notFound = 1006
+  case unsupported = 1007
+}
+
+/// A request's failure as the client sees it: code, message and the code's `data` shape.
+///
+/// Every failure in the daemon becomes one of these through the constructors below, so the
+/// mapping from domain errors to wire codes lives in this one file.
+public struct RPCError: Error, Sendable, Equatable {
+  public var code: Int
+  public var message: String
+  public var data: JSONValue?
+
+  public init(code: Int, message: String, data: JSONValue? = nil) {
+    self.code = code
+    self.message = message
+    self.data = data
+  }
+
+  public init(_ code: RPCErrorCode, _ message: String, data: JSONValue? = nil) {
+    self.init(code: code.rawValue, message: message, data: data)
+  }
+
+  public var knownCode: RPCErrorCode? { RPCErrorCode(rawValue: code) }
+
+  public static func parseError(_ detail: String) -> RPCError {
+    RPCError(.parseError, "parse error: \(detail)")
+  }
+  public static func invalidRequest(_ detail: String) -> RPCError {
+    RPCError(.invalidRequest, "invalid request: \(detail)")
+  }
+  public static let messageTooLarge = RPCError(.invalidRequest, "message too large")
+  public static func methodNotFound(_ method: String) -> RPCError {
+    RPCError(.methodNotFound, "method not found: \(method)", data: ["method": .string(method)])
+  }
+  public static func invalidParams(_ e: FieldError) -> RPCError {
+    RPCError(
+      .invalidParams, "invalid params: \(e.field.isEmpty ? "params" : e.field) \(e.reason)",
+      data: ["field": .string(e.field), "reason": .string(e.reason)])
+  }
+  public static func invalidParams(field: String, reason: String) -> RPCError {
+    invalidParams(FieldError(field: field, reason: reason))
+  }
+  public static func internalError(_ detail: String) -> RPCError {
+    RPCError(.internalError, "internal error: \(detail)")
+  }
+  public static func printerNotFound(_ printer: String) -> RPCError {
+    RPCError(.printerNotFound, "printer not found: \(printer)", data: ["printer": .string(printer)])
+  }
+  public static func printerNotAccepting(_ printer: String, reason: String) -> RPCError {
+    RPCError(
+      .printerNotAccepting, "printer \(printer) is not accepting jobs: \(reason)",
+      data: ["printer": .string(printer), "reason": .string(reason)])
+  }
+  public static func jobNotFound(_ job: Int) -> RPCError {
+    RPCError(.jobNotFound, "job not found: \(job)", data: ["job": .int(job)])
+  }
+  /// `alert` is the SaveError alert as published on the channel (JSON object).
+  public static func saveFailed(message: String, alert: JSONValue) -> RPCError {
+    RPCError(.saveFailed, "save failed: \(message)", data: alert)
+  }
+  public static func notPermitted(uid: UInt32, _ detail: String) -> RPCError {
+    RPCError(.notPermitted, "not permitted: \(detail)", data: ["uid": .int(Int(uid))])
+  }
+  public static func notFound(entity: String, key: String) -> RPCError {
+    RPCError(
+      .notFound, "\(entity) not found: \(key)",
+      data: ["entity": .string(entity), "key": .string(key)])
+  }
+  public static func unsupported(_ reason: String) -> RPCError {
+    RPCError(.unsupported, "unsupported: \(reason)", data: ["reason": .string(reason)])
+  }
+}
+
+extension RPCError: Codable {
+  private enum Keys: String, CodingKey { case code, message, data }
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: Keys.self)
+    code = try c.decode(Int.self, forKey: .code)
+    message = try c.decode(String.self, forKey: .message)
+    data = try c.decodeIfPresent(JSONValue.self, forKey: .data)
+  }
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: Keys.self)
+    try c.encode(code, forKey: .code)
+    try c.encode(message, forKey: .message)
+    try c.encodeIfPresent(data, forKey: .data)
+  }
+}

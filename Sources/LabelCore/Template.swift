@@ -1,0 +1,180 @@
+/// A label template: media size and elements placed in millimetres from the top-left corner.
+/// `${field}` in text and barcode data is filled from product data at render time.
+public struct Template: Codable, Sendable, Equatable {
+  public var name: String
+  public var media: TemplateMedia
+  public var elements: [Element]
+
+  public init(name: String, media: TemplateMedia, elements: [Element]) {
+    self.name = name
+    self.media = media
+    self.elements = elements
+  }
+}
+
+/// The label size a template is drawn for. `lengthMM` 0 is not allowed: a template has a size.
+public struct TemplateMedia: Codable, Sendable, Equatable {
+  public var widthMM: Double
+  public var lengthMM: Double
+  public init(widthMM: Double, lengthMM: Double) {
+    self.widthMM = widthMM
+    self.lengthMM = lengthMM
+  }
+}
+
+/// Text alignment inside a text element's box.
+public enum TextAlign: String, Codable, Sendable { case left, center, right }
+/// Font weight.
+public enum FontWeight: String, Codable, Sendable { case regular, bold }
+/// What a text element does when its text does not fit its box.
+public enum TextOverflow: String, Codable, Sendable { case shrink, wrap, clip }
+/// Barcode symbologies every printer language supports.
+public enum Symbology: String, Codable, Sendable, CaseIterable { case ean13, upca, code128, qr }
+
+/// One element of a template. The JSON form carries `"type"`: text, barcode, box or line.
+public enum Element: Sendable, Equatable {
+  case text(TextElement)
+  case barcode(BarcodeElement)
+  case box(BoxElement)
+  case line(LineElement)
+}
+
+/// Text from a literal with `${field}` substitution, laid out in a box.
+public struct TextElement: Codable, Sendable, Equatable {
+  public var x: Double
+  public var y: Double
+  public var width: Double
+  public var height: Double
+  public var text: String
+  /// Font size in points (1 pt = 0.3528 mm). Default 10.
+  public var size: Double?
+  public var weight: FontWeight?
+  public var align: TextAlign?
+  public var overflow: TextOverflow?
+  /// Degrees clockwise: 0, 90, 180 or 270.
+  public var rotation: Int?
+
+  public init(
+    x: Double, y: Double, width: Double, height: Double, text: String, size: Double? = nil,
+    weight: FontWeight? = nil, align: TextAlign? = nil, overflow: TextOverflow? = nil,
+    rotation: Int? = nil
+  ) {
+    self.x = x
+    self.y = y
+    self.width = width
+    self.height = height
+    self.text = text
+    self.size = size
+    self.weight = weight
+    self.align = align
+    self.overflow = overflow
+    self.rotation = rotation
+  }
+}
+
+/// A barcode. `height` is the bar height for linear codes and the symbol size for QR.
+public struct BarcodeElement: Codable, Sendable, Equatable {
+  public var x: Double
+  public var y: Double
+  public var symbology: Symbology
+  public var data: String
+  public var height: Double
+  /// Narrow bar (or QR module) width in mm; rounded to whole device dots. Default 0.33.
+  public var moduleWidth: Double?
+  /// Print the human-readable digits under a linear code. Default true.
+  public var humanReadable: Bool?
+  public var rotation: Int?
+
+  public init(
+    x: Double, y: Double, symbology: Symbology, data: String, height: Double,
+    moduleWidth: Double? = nil, humanReadable: Bool? = nil, rotation: Int? = nil
+  ) {
+    self.x = x
+    self.y = y
+    self.symbology = symbology
+    self.data = data
+    self.height = height
+    self.moduleWidth = moduleWidth
+    self.humanReadable = humanReadable
+    self.rotation = rotation
+  }
+}
+
+/// A rectangle outline (or filled when `fill`).
+public struct BoxElement: Codable, Sendable, Equatable {
+  public var x: Double
+  public var y: Double
+  public var width: Double
+  public var height: Double
+  /// Line thickness in mm. Default 0.3.
+  public var thickness: Double?
+  public var fill: Bool?
+
+  public init(
+    x: Double, y: Double, width: Double, height: Double, thickness: Double? = nil,
+    fill: Bool? = nil
+  ) {
+    self.x = x
+    self.y = y
+    self.width = width
+    self.height = height
+    self.thickness = thickness
+    self.fill = fill
+  }
+}
+
+/// A straight line between two points.
+public struct LineElement: Codable, Sendable, Equatable {
+  public var x1: Double
+  public var y1: Double
+  public var x2: Double
+  public var y2: Double
+  public var thickness: Double?
+
+  public init(x1: Double, y1: Double, x2: Double, y2: Double, thickness: Double? = nil) {
+    self.x1 = x1
+    self.y1 = y1
+    self.x2 = x2
+    self.y2 = y2
+    self.thickness = thickness
+  }
+}
+
+extension Element: Codable {
+  private enum TypeKey: String, CodingKey { case type }
+  private enum Kind: String, Codable { case text, barcode, box, line }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: TypeKey.self)
+    let raw = try c.decode(String.self, forKey: .type)
+    guard let kind = Kind(rawValue: raw) else {
+      throw DecodingError.dataCorruptedError(
+        forKey: .type, in: c,
+        debugDescription: "unknown element type \"\(raw)\" (text, barcode, box, line)")
+    }
+    switch kind {
+    case .text: self = .text(try TextElement(from: decoder))
+    case .barcode: self = .barcode(try BarcodeElement(from: decoder))
+    case .box: self = .box(try BoxElement(from: decoder))
+    case .line: self = .line(try LineElement(from: decoder))
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: TypeKey.self)
+    switch self {
+    case .text(let e):
+      try c.encode(Kind.text, forKey: .type)
+      try e.encode(to: encoder)
+    case .barcode(let e):
+      try c.encode(Kind.barcode, forKey: .type)
+      try e.encode(to: encoder)
+    case .box(let e):
+      try c.encode(Kind.box, forKey: .type)
+      try e.encode(to: encoder)
+    case .line(let e):
+      try c.encode(Kind.line, forKey: .type)
+      try e.encode(to: encoder)
+    }
+  }
+}

@@ -1,0 +1,161 @@
+import Foundation
+
+/// Checks of a template that JSON typing cannot express: sizes, elements inside the media,
+/// barcode data that can be encoded. Field names are relative to the template object.
+extension Template {
+  public func validate() throws(FieldError) {
+    let trimmed = name.trimmingCharacters(in: .whitespaces)
+    if trimmed.isEmpty { throw FieldError(field: "name", reason: "must not be empty") }
+    if name.contains(where: { $0.isNewline }) {
+      throw FieldError(field: "name", reason: "must not contain line breaks")
+    }
+    guard media.widthMM > 0, media.widthMM <= 300 else {
+      throw FieldError(field: "media.widthMM", reason: "must be between 0 and 300 mm")
+    }
+    guard media.lengthMM > 0, media.lengthMM <= 2000 else {
+      throw FieldError(field: "media.lengthMM", reason: "must be between 0 and 2000 mm")
+    }
+    for (i, element) in elements.enumerated() {
+      do throws(FieldError) {
+        try element.validate(in: media)
+      } catch {
+        throw error.nested(under: "elements[\(i)]")
+      }
+    }
+  }
+
+  /// The `${field}` names the template's text and barcode data refer to.
+  public var referencedFields: Set<String> {
+    var names = Set<String>()
+    for element in elements {
+      switch element {
+      case .text(let t): names.formUnion(Placeholders.names(in: t.text))
+      case .barcode(let b): names.formUnion(Placeholders.names(in: b.data))
+      case .box, .line: break
+      }
+    }
+    return names
+  }
+}
+
+extension Element {
+  /// Validates one element against the media it is placed on.
+  func validate(in media: TemplateMedia) throws(FieldError) {
+    func inside(_ value: Double, _ field: String, limit: Double) throws(FieldError) {
+      guard value.isFinite, value >= 0, value <= limit + 1e-9 else {
+        throw FieldError(field: field, reason: "\(value) mm lies outside the \(limit) mm media")
+      }
+    }
+    func positive(_ value: Double, _ field: String) throws(FieldError) {
+      guard value.isFinite, value > 0 else {
+        throw FieldError(field: field, reason: "must be greater than 0")
+      }
+    }
+    func rotation(_ r: Int?) throws(FieldError) {
+      if let r, ![0, 90, 180, 270].contains(r) {
+        throw FieldError(field: "rotation", reason: "must be 0, 90, 180 or 270")
+      }
+    }
+    switch self {
+    case .text(let t):
+      try inside(t.x, "x", limit: media.widthMM)
+      try inside(t.y, "y", limit: media.lengthMM)
+      try positive(t.width, "width")
+      try positive(t.height, "height")
+      try inside(t.x + t.width, "width", limit: media.widthMM)
+      try inside(t.y + t.height, "height", limit: media.lengthMM)
+      if let size = t.size { try positive(size, "size") }
+      try rotation(t.rotation)
+    case .barcode(let b):
+      try inside(b.x, "x", limit: media.widthMM)
+      try inside(b.y, "y", limit: media.lengthMM)
+      try positive(b.height, "height")
+      try inside(b.y + b.height, "height", limit: media.lengthMM)
+      if let m = b.moduleWidth { try positive(m, "moduleWidth") }
+      if b.data.isEmpty { throw FieldError(field: "data", reason: "must not be empty") }
+      if Placeholders.names(in: b.data).isEmpty, let problem = b.symbology.problem(b.data) {
+        throw FieldError(field: "data", reason: problem)
+      }
+      try rotation(b.rotation)
+    case .box(let b):
+      try inside(b.x, "x", limit: media.widthMM)
+      try inside(b.y, "y", limit: media.lengthMM)
+      try positive(b.width, "width")
+      try positive(b.height, "height")
+      try inside(b.x + b.width, "width", limit: media.widthMM)
+      try inside(b.y + b.height, "height", limit: media.lengthMM)
+      if let t = b.thickness { try positive(t, "thickness") }
+    case .line(let l):
+      try inside(l.x1, "x1", limit: media.widthMM)
+      try inside(l.y1, "y1", limit: media.lengthMM)
+      try inside(l.x2, "x2", limit: media.widthMM)
+      try inside(l.y2, "y2", limit: media.lengthMM)
+      if let t = l.thickness { try positive(t, "thickness") }
+    }
+  }
+}
+
+extension Symbology {
+  /// Nil when `data` can be encoded in this symbology, else why not.
+  public func problem(_ data: String) -> String? {
+    switch self {
+    case .ean13:
+      guard data.count == 12 || data.count == 13 else {
+        return "EAN-13 needs 12 or 13 digits, got \(data.count)"
+      }
+      return data.count == 13 ? GTIN.problem(data) : digitsOnly(data)
+    case .upca:
+      guard data.count == 11 || data.count == 12 else {
+        return "UPC-A needs 11 or 12 digits, got \(data.count)"
+      }
+      return data.count == 12 ? GTIN.problem(data) : digitsOnly(data)
+    case .code128:
+      guard data.count <= 80 else { return "Code 128 data longer than 80 characters" }
+      guard data.unicodeScalars.allSatisfy({ $0.value < 128 }) else {
+        return "Code 128 encodes ASCII only"
+      }
+      return nil
+    case .qr:
+      return data.utf8.count <= 2953 ? nil : "QR data longer than 2953 bytes"
+    }
+  }
+
+  private func digitsOnly(_ s: String) -> String? {
+    s.allSatisfy({ $0.isASCII && $0.isNumber }) ? nil : "must contain digits only"
+  }
+}
+
+/// `${field}` placeholders in template strings.
+public enum Placeholders {
+  /// The field names referenced in `text`.
+  public static func names(in text: String) -> [String] {
+    var out: [String] = []
+    var rest = Substring(text)
+    while let open = rest.range(of: "${") {
+      guard let close = rest[open.upperBound...].firstIndex(of: "}") else { break }
+      out.append(String(rest[open.upperBound..<close]))
+      rest = rest[rest.index(after: close)...]
+    }
+    return out
+  }
+
+  /// `text` with each `${field}` replaced from `data`; nil and the missing name when a
+  /// referenced field has no value.
+  public static func fill(_ text: String, from data: [String: String]) -> Result<String, FieldError>
+  {
+    var out = ""
+    var rest = Substring(text)
+    while let open = rest.range(of: "${") {
+      guard let close = rest[open.upperBound...].firstIndex(of: "}") else { break }
+      out += rest[..<open.lowerBound]
+      let name = String(rest[open.upperBound..<close])
+      guard let value = data[name] else {
+        return .failure(FieldError(field: name, reason: "no value for ${\(name)}"))
+      }
+      out += value
+      rest = rest[rest.index(after: close)...]
+    }
+    out += rest
+    return .success(out)
+  }
+}

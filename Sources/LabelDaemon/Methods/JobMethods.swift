@@ -1,0 +1,77 @@
+import Foundation
+import LabelCore
+
+extension Dispatcher {
+  /// Accepts a job: a native or PNG document, or a template with a product or data.
+  /// Answers once the job is stored; its owner is the peer's uid.
+  func jobsSubmit(_ p: Params, _ context: RequestContext) async throws(RPCError) -> Reply {
+    let printer = try p.string("printer")
+    let copies = try p.optionalInt("copies", in: 1...999) ?? 1
+    let hasDocument = p.has("document")
+    let hasTemplate = p.has("template")
+    if hasDocument && hasTemplate {
+      throw .invalidParams(field: "template", reason: "give document or template, not both")
+    }
+    if !hasDocument && !hasTemplate {
+      throw .invalidParams(field: "document", reason: "either document or template is required")
+    }
+    var documentBytes: [UInt8] = []
+    var isPNG = false
+    if hasDocument {
+      let d = try p.object("document")
+      let format = try d.string("format")
+      guard format == "native" || format == "png" else {
+        throw .invalidParams(field: "document.format", reason: "must be \"native\" or \"png\"")
+      }
+      isPNG = format == "png"
+      guard let decoded = Data(base64Encoded: try d.string("data")) else {
+        throw .invalidParams(field: "document.data", reason: "is not valid base64")
+      }
+      guard !decoded.isEmpty else {
+        throw .invalidParams(field: "document.data", reason: "must not be empty")
+      }
+      documentBytes = [UInt8](decoded)
+    }
+    let queue = try services.jobs.acceptingQueue(printer)
+    let language = queue.snapshot.language
+    let document: JobDocument
+    if hasTemplate {
+      let template = try await templateNamed(try p.string("template"))
+      let data = try await templateData(p)
+      let descriptor = queue.snapshot
+      let rendered = try services.renderer.render(
+        template, data: data, language: language, dpi: descriptor.dpi, format: .native)
+      document = .native([UInt8](Data(base64Encoded: rendered.data) ?? Data()))
+    } else if isPNG {
+      document = .native(try services.renderer.convertPNG(documentBytes, language: language))
+    } else {
+      document = .native(documentBytes)
+    }
+    let job = try await services.jobs.submit(
+      printer: printer, copies: copies, document: document, owner: JobOwner(uid: context.peer.uid))
+    return .result(JobResult(job: job))
+  }
+
+  func jobsCancel(_ p: Params, _ context: RequestContext) async throws(RPCError) -> Reply {
+    let id = try p.int("job", in: 1...Int.max)
+    return .result(JobResult(job: try await services.jobs.cancel(id, by: context.peer)))
+  }
+
+  func jobsList(_ p: Params) async throws(RPCError) -> Reply {
+    let printer = try p.optionalString("printer")
+    var states: Set<JobState>?
+    if let names = try p.optionalStringArray("states") {
+      var set = Set<JobState>()
+      for (i, name) in names.enumerated() {
+        guard let state = JobState(rawValue: name) else {
+          let known = JobState.allCases.map(\.rawValue).joined(separator: ", ")
+          throw .invalidParams(field: "states[\(i)]", reason: "unknown state \"\(name)\" (one of \(known))")
+        }
+        set.insert(state)
+      }
+      states = set
+    }
+    if let printer, services.printers.queue(printer) == nil { throw .printerNotFound(printer) }
+    return .result(JobsResult(jobs: await services.jobs.jobs.list(printer: printer, states: states)))
+  }
+}

@@ -1,0 +1,31 @@
+import LabelCore
+
+extension Dispatcher {
+  func printersGet(_ p: Params) throws(RPCError) -> Reply {
+    let id = try p.string("printer")
+    guard let queue = services.printers.queue(id) else { throw .printerNotFound(id) }
+    return .result(PrinterResult(printer: queue.snapshot))
+  }
+
+  /// Injects (or, with `fault: null`, clears) a fault on a simulated printer.
+  func printersSimulate(_ p: Params) async throws(RPCError) -> Reply {
+    let id = try p.string("printer")
+    guard p.values.keys.contains("fault") else {
+      throw .invalidParams(field: "fault", reason: "is required (a Reason, or null to clear)")
+    }
+    var fault: Reason?
+    if let raw = try p.optionalString("fault") {
+      guard let reason = Reason(rawValue: raw) else {
+        let known = Reason.allCases.map(\.rawValue).joined(separator: ", ")
+        throw .invalidParams(field: "fault", reason: "unknown reason \"\(raw)\" (one of \(known))")
+      }
+      fault = reason
+    }
+    guard let queue = services.printers.queue(id) else { throw .printerNotFound(id) }
+    guard queue.isSimulated else {
+      throw .unsupported("printers.simulate works on simulated (sim:) printers only; \(id) is not one")
+    }
+    await queue.setFaults(fault.map { [$0] } ?? [])
+    return .result(PrinterResult(printer: queue.snapshot))
+  }
+}

@@ -1,0 +1,66 @@
+import LabelCore
+
+extension Dispatcher {
+  /// Saves a product; with `print`, also submits a label of it once the save is kept.
+  /// Everything is checked before anything is saved: a request that cannot print saves
+  /// nothing, and a failed save submits nothing.
+  func productsSave(_ p: Params, _ context: RequestContext) async throws(RPCError) -> Reply {
+    let input = try p.decode("product", as: ProductInput.self)
+    do throws(FieldError) { try input.validate() } catch {
+      throw .invalidParams(error.nested(under: "product"))
+    }
+    let expected = try p.optionalInt("expectedVersion", in: 0...Int.max)
+    var plan: (queue: PrinterQueue, copies: Int, document: JobDocument)?
+    if p.has("print") {
+      let pp = try p.object("print")
+      let printer = try pp.string("printer")
+      let templateName = try pp.string("template")
+      let copies = try pp.optionalInt("copies", in: 1...999) ?? 1
+      let queue = try services.jobs.acceptingQueue(printer)
+      guard let template = await services.templates.get(templateName) else {
+        throw .notFound(entity: "template", key: templateName)
+      }
+      let data = Product(
+        sku: input.sku, name: input.name, price: input.price, currency: input.currency,
+        barcode: input.barcode, fields: input.fields, version: 0, updatedAt: .distantPast
+      ).templateData
+      let descriptor = queue.snapshot
+      let rendered = try services.renderer.render(
+        template, data: data, language: descriptor.language, dpi: descriptor.dpi, format: .native)
+      plan = (queue, copies, .native([UInt8](rendered.data.utf8)))
+    }
+    let product: Product
+    do {
+      product = try await services.products.save(input, expectedVersion: expected)
+    } catch {
+      throw services.saveErrors.failed(error, entity: .product, key: input.sku)
+    }
+    services.saveErrors.succeeded(entity: .product, key: input.sku)
+    guard let plan else { return .result(ProductSaveResult(product: product)) }
+    let job = try await services.jobs.submit(
+      printer: plan.queue.id, copies: plan.copies, document: plan.document,
+      owner: JobOwner(uid: context.peer.uid))
+    return .result(ProductSaveResult(product: product, job: job))
+  }
+
+  func productsGet(_ p: Params) async throws(RPCError) -> Reply {
+    let sku = try p.string("sku")
+    guard let product = await services.products.get(sku) else {
+      throw .notFound(entity: "product", key: sku)
+    }
+    return .result(ProductResult(product: product))
+  }
+
+  func productsDelete(_ p: Params) async throws(RPCError) -> Reply {
+    let sku = try p.string("sku")
+    let deleted: Bool
+    do {
+      deleted = try await services.products.delete(sku)
+    } catch {
+      throw services.saveErrors.failed(error, entity: .product, key: sku)
+    }
+    guard deleted else { throw .notFound(entity: "product", key: sku) }
+    services.saveErrors.succeeded(entity: .product, key: sku)
+    return .result(DeletedResult(deleted: true))
+  }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import LabelCore
+
+extension Dispatcher {
+  func templatesGet(_ p: Params) async throws(RPCError) -> Reply {
+    let name = try p.string("name")
+    guard let template = await services.templates.get(name) else {
+      throw .notFound(entity: "template", key: name)
+    }
+    return .result(TemplateResult(template: template))
+  }
+
+  func templatesSave(_ p: Params) async throws(RPCError) -> Reply {
+    let template = try p.decode("template", as: Template.self)
+    do throws(FieldError) { try template.validate() } catch {
+      throw .invalidParams(error.nested(under: "template"))
+    }
+    let saved: Template
+    do {
+      saved = try await services.templates.save(template)
+    } catch {
+      throw services.saveErrors.failed(error, entity: .template, key: template.name)
+    }
+    services.saveErrors.succeeded(entity: .template, key: template.name)
+    return .result(TemplateResult(template: saved))
+  }
+
+  /// Renders a template with a product's or given data, for a printer or a language.
+  func labelsRender(_ p: Params) async throws(RPCError) -> Reply {
+    let name = try p.string("template")
+    let formatName = try p.string("format")
+    guard let format = LabelRenderer.Format(rawValue: formatName) else {
+      throw .invalidParams(field: "format", reason: "must be \"png\" or \"native\"")
+    }
+    let (language, dpi) = try target(p)
+    let template = try await templateNamed(name)
+    let data = try await templateData(p)
+    return .result(
+      try services.renderer.render(template, data: data, language: language, dpi: dpi, format: format))
+  }
+
+  /// The template `name`, or 1006.
+  func templateNamed(_ name: String) async throws(RPCError) -> Template {
+    guard let template = await services.templates.get(name) else {
+      throw .notFound(entity: "template", key: name)
+    }
+    return template
+  }
+
+  /// The data for a template: the product `sku` (1006 when unknown) or the `data` object.
+  func templateData(_ p: Params) async throws(RPCError) -> [String: String] {
+    let sku = try p.optionalString("sku")
+    let data = try p.optionalStringMap("data")
+    switch (sku, data) {
+    case (let sku?, nil):
+      guard let product = await services.products.get(sku) else {
+        throw .notFound(entity: "product", key: sku)
+      }
+      return product.templateData
+    case (nil, let data?): return data
+    case (nil, nil): throw .invalidParams(field: "sku", reason: "either sku or data is required")
+    case (.some, .some): throw .invalidParams(field: "data", reason: "give sku or data, not both")
+    }
+  }
+
+  /// The language and resolution to render for: a printer's, or `language` (default dpi).
+  private func target(_ p: Params) throws(RPCError) -> (PrinterLanguage, Int) {
+    if let id = try p.optionalString("printer") {
+      guard let queue = services.printers.queue(id) else { throw .printerNotFound(id) }
+      let printer = queue.snapshot
+      return (printer.language, printer.dpi)
+    }
+    guard let name = try p.optionalString("language") else {
+      throw .invalidParams(field: "printer", reason: "either printer or language is required")
+    }
+    guard let language = PrinterLanguage(rawValue: name) else {
+      let known = PrinterLanguage.allCases.map(\.rawValue).joined(separator: ", ")
+      throw .invalidParams(field: "language", reason: "unknown language \"\(name)\" (one of \(known))")
+    }
+    let dpi = try p.optionalInt("dpi", in: 100...1200) ?? (language == .zpl ? 203 : 300)
+    return (language, dpi)
+  }
+}

@@ -1,0 +1,23 @@
+import LabelCore
+
+/// A printer fault met while sending, in the protocol's terms. Each transport maps its own
+/// errors (IPP states, libusb codes, status bytes) to one of these in exactly one table.
+struct TransportError: Error, Sendable, Equatable {
+  var reason: Reason
+  var message: String
+}
+
+/// How bytes reach one printer, whatever carries them: the simulator now, CUPS queues and
+/// USB devices later. The scheduler owns the queue and the fault state; a transport only
+/// sends, and reports what went wrong as a `TransportError`.
+protocol PrinterTransport: Sendable {
+  /// The printer as discovered or configured (state and reasons are the queue's).
+  var descriptor: Printer { get }
+
+  /// Prints one copy of a job's output and returns once the printer has it printed.
+  /// Throws `TransportError` for printer faults and `CancellationError` when cancelled.
+  func print(_ bytes: [UInt8], job: Int, copy: Int) async throws
+
+  /// True for printers that accept injected faults (`printers.simulate`).
+  var isSimulated: Bool { get }
+}

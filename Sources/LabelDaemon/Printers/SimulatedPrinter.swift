@@ -1,0 +1,142 @@
+import Foundation
+import LabelCore
+
+/// A `--simulate` specification: `NAME=LANGUAGE[,dpi=N][,width=MM][,length=MM]
+/// [,speed=LABELS_PER_MIN][,accepting=yes|no]`.
+public struct SimulatedPrinterSpec: Sendable, Equatable {
+  public var name: String
+  public var language: PrinterLanguage
+  public var dpi: Int
+  public var widthMM: Double
+  public var lengthMM: Double
+  /// Labels per minute; 0 prints instantly.
+  public var speed: Double
+  public var accepting: Bool
+
+  public init(
+    name: String, language: PrinterLanguage, dpi: Int? = nil, widthMM: Double? = nil,
+    lengthMM: Double? = nil, speed: Double = 0, accepting: Bool = true
+  ) {
+    self.name = name
+    self.language = language
+    self.dpi = dpi ?? (language == .zpl ? 203 : 300)
+    self.widthMM = widthMM ?? (language == .zpl ? 50.8 : 62)
+    self.lengthMM = lengthMM ?? (language == .zpl ? 25.4 : 0)
+    self.speed = speed
+    self.accepting = accepting
+  }
+
+  /// Parses the command-line form; the error says which part is wrong.
+  public static func parse(_ text: String) throws(SpecError) -> SimulatedPrinterSpec {
+    guard let eq = text.firstIndex(of: "=") else {
+      throw SpecError("expected NAME=LANGUAGE[,option=value...], got \"\(text)\"")
+    }
+    let name = String(text[..<eq])
+    guard !name.isEmpty,
+      name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) })
+    else {
+      throw SpecError("printer name \"\(name)\" must be letters, digits, '-', '_' or '.'")
+    }
+    var parts = text[text.index(after: eq)...].split(separator: ",").map(String.init)
+    guard !parts.isEmpty, let language = PrinterLanguage(rawValue: parts.removeFirst()) else {
+      let known = PrinterLanguage.allCases.map(\.rawValue).joined(separator: ", ")
+      throw SpecError("\(name): language must be one of \(known)")
+    }
+    var spec = SimulatedPrinterSpec(name: name, language: language)
+    for part in parts {
+      let kv = part.split(separator: "=", maxSplits: 1).map(String.init)
+      guard kv.count == 2 else { throw SpecError("\(name): option \"\(part)\" needs a value") }
+      let (key, value) = (kv[0], kv[1])
+      func number(_ range: ClosedRange<Double>) throws(SpecError) -> Double {
+        guard let d = Double(value), range.contains(d) else {
+          throw SpecError(
+            "\(name): \(key)=\(value) must be a number in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return d
+      }
+      switch key {
+      case "dpi":
+        let d = try number(100...1200)
+        guard [152, 200, 203, 300, 600].contains(Int(d)) else {
+          throw SpecError("\(name): dpi must be 152, 200, 203, 300 or 600")
+        }
+        spec.dpi = Int(d)
+      case "width": spec.widthMM = try number(5...300)
+      case "length": spec.lengthMM = try number(0...2000)
+      case "speed": spec.speed = try number(0...10_000)
+      case "accepting":
+        guard let b = ["yes": true, "true": true, "no": false, "false": false][value] else {
+          throw SpecError("\(name): accepting must be yes or no")
+        }
+        spec.accepting = b
+      default:
+        throw SpecError(
+          "\(name): unknown option \"\(key)\" (dpi, width, length, speed, accepting)")
+      }
+    }
+    return spec
+  }
+}
+
+/// A command-line or configuration value that does not parse.
+public struct SpecError: Error, Sendable, Equatable, CustomStringConvertible {
+  public var description: String
+  public init(_ d: String) { description = d }
+}
+
+/// The built-in simulated printer: writes each job's exact output bytes to
+/// `<state-dir>/sim/<NAME>/<job>.<ext>` (one copy appended per printed label), taking
+/// `60 / speed` seconds per label. Faults are injected through the scheduler.
+struct SimulatedPrinter: PrinterTransport {
+  let spec: SimulatedPrinterSpec
+  let directory: URL
+
+  init(spec: SimulatedPrinterSpec, stateDirectory: URL) throws {
+    self.spec = spec
+    self.directory = stateDirectory.appendingPathComponent("sim/\(spec.name)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  var descriptor: Printer {
+    let model =
+      switch spec.language {
+      case .zpl: "Simulated ZPL printer"
+      case .brotherQL: "Simulated Brother QL"
+      }
+    return Printer(
+      id: "sim:\(spec.name)", name: spec.name, transport: .sim, model: model,
+      language: spec.language, dpi: spec.dpi,
+      media: Media(
+        widthMM: spec.widthMM, lengthMM: spec.lengthMM,
+        kind: spec.lengthMM == 0 ? "continuous" : "labels"),
+      uri: "sim:\(spec.name)", accepting: spec.accepting)
+  }
+
+  var isSimulated: Bool { true }
+
+  /// Where a job's output goes.
+  func outputURL(job: Int) -> URL {
+    directory.appendingPathComponent("\(job).\(spec.language.fileExtension)")
+  }
+
+  func print(_ bytes: [UInt8], job: Int, copy: Int) async throws {
+    if spec.speed > 0 {
+      try await Task.sleep(for: .seconds(60.0 / spec.speed))
+    }
+    try Task.checkCancellation()
+    let url = outputURL(job: job)
+    do {
+      if copy == 1 { try? FileManager.default.removeItem(at: url) }
+      if !FileManager.default.fileExists(atPath: url.path) {
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+      }
+      let handle = try FileHandle(forWritingTo: url)
+      defer { try? handle.close() }
+      try handle.seekToEnd()
+      try handle.write(contentsOf: bytes)
+    } catch {
+      throw TransportError(
+        reason: .communication, message: "\(spec.name): cannot write \(url.path): \(error)")
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import LabelCore
+import LabelPOSIX
+
+/// Job submission, lookup and cancellation across printers: checks a job can be accepted,
+/// stores it (answering only once it is kept), and hands it to its printer's queue.
+struct JobService: Sendable {
+  let jobs: JobStore
+  let printers: PrinterRegistry
+  let channel: EventChannel
+  let saveErrors: SaveErrors
+
+  /// The queue of a printer that takes jobs: 1001 for an unknown one, 1002 for one that is
+  /// not accepting any.
+  func acceptingQueue(_ printer: String) throws(RPCError) -> PrinterQueue {
+    guard let queue = printers.queue(printer) else { throw .printerNotFound(printer) }
+    guard queue.accepting else {
+      throw .printerNotAccepting(printer, reason: "disabled by configuration")
+    }
+    return queue
+  }
+
+  func submit(printer: String, copies: Int, document: JobDocument, owner: JobOwner)
+    async throws(RPCError) -> Job
+  {
+    let queue = try acceptingQueue(printer)
+    let job: Job
+    do {
+      job = try await jobs.create(
+        printer: printer, copies: copies, owner: owner, document: document)
+    } catch {
+      throw saveErrors.failed(error, entity: .job, key: "new")
+    }
+    channel.publish(job: job)
+    await queue.enqueue(job.id)
+    return job
+  }
+
+  func get(_ id: Int) async throws(RPCError) -> Job {
+    guard let job = await jobs.get(id) else { throw .jobNotFound(id) }
+    return job
+  }
+
+  /// Cancels a job. Only its owner or root may cancel it (1005 otherwise); cancelling a job
+  /// that already ended returns it unchanged.
+  func cancel(_ id: Int, by peer: PeerCredentials) async throws(RPCError) -> Job {
+    let job = try await get(id)
+    guard peer.uid == 0 || peer.uid == job.owner.uid else {
+      throw .notPermitted(
+        uid: peer.uid, "job \(id) belongs to uid \(job.owner.uid); only its owner or root may cancel it")
+    }
+    if job.state.isTerminal { return job }
+    if let queue = printers.queue(job.printer), let updated = await queue.cancel(id) {
+      return updated
+    }
+    return try await get(id)
+  }
+}

@@ -1,0 +1,239 @@
+import Foundation
+import LabelCore
+import Synchronization
+
+/// One printer's scheduler: a FIFO of jobs printed one at a time, the printer's fault
+/// state, and the printerError alert that follows it.
+///
+/// While the printer has a fault, jobs wait (pending, or processing with the copies done
+/// so far) and the alert names the job held up; when the fault clears the alert is cleared
+/// and printing resumes at the next copy. Faults that make a job unprintable
+/// (`Reason.abortsJob`) abort it with that reason instead.
+actor PrinterQueue {
+  nonisolated let id: String
+  private let transport: any PrinterTransport
+  private let jobs: JobStore
+  private let channel: EventChannel
+  private let log: Logger
+
+  private var fifo: [Int] = []
+  private var current: Int?
+  private var currentSend: Task<Void, any Error>?
+  private var cancelRequested: Set<Int> = []
+  private var faults: [Reason] = []
+  private var waiters: [CheckedContinuation<Void, Never>] = []
+  private var worker: Task<Void, Never>?
+  /// The printer as last published, readable without hopping onto the actor.
+  private nonisolated let published: Mutex<Printer>
+
+  init(transport: any PrinterTransport, jobs: JobStore, channel: EventChannel, log: Logger) {
+    self.id = transport.descriptor.id
+    self.transport = transport
+    self.jobs = jobs
+    self.channel = channel
+    self.log = log
+    self.published = Mutex(transport.descriptor)
+  }
+
+  /// The printer's current protocol view.
+  nonisolated var snapshot: Printer { published.withLock { $0 } }
+  nonisolated var isSimulated: Bool { transport.isSimulated }
+  nonisolated var accepting: Bool { transport.descriptor.accepting }
+
+  func start() {
+    guard worker == nil else { return }
+    worker = Task { await self.run() }
+  }
+
+  func stop() {
+    worker?.cancel()
+    currentSend?.cancel()
+    wake()
+  }
+
+  /// Queues an accepted job (already stored as pending).
+  func enqueue(_ job: Int) {
+    fifo.append(job)
+    refreshAlert()
+    wake()
+  }
+
+  /// Replaces the printer's faults (a status change, or an injected one for simulators).
+  func setFaults(_ reasons: [Reason]) {
+    guard reasons != faults else { return }
+    faults = reasons
+    log.info(
+      "printer \(id) faults: \(reasons.isEmpty ? "none" : reasons.map(\.rawValue).joined(separator: ","))"
+    )
+    refreshAlert()
+    publishPrinter()
+    wake()
+  }
+
+  /// Cancels a job of this printer: a waiting one at once, the printing one after the label
+  /// in progress stops. Returns the job as it then stands, nil if it is not ours.
+  func cancel(_ jobID: Int) async -> Job? {
+    if let index = fifo.firstIndex(of: jobID) {
+      fifo.remove(at: index)
+      let job = await updateJob(jobID) { $0.state = .canceled }
+      refreshAlert()
+      return job
+    }
+    if current == jobID {
+      cancelRequested.insert(jobID)
+      currentSend?.cancel()
+      wake()
+      return await jobs.get(jobID)
+    }
+    return nil
+  }
+
+  // MARK: the worker
+
+  private func run() async {
+    while !Task.isCancelled {
+      guard let next = fifo.first else {
+        await waitForChange()
+        continue
+      }
+      if let fault = faults.first {
+        if fault.abortsJob {
+          fifo.removeFirst()
+          await abort(next, reason: fault)
+        } else {
+          refreshAlert()
+          await waitForChange()
+        }
+        continue
+      }
+      fifo.removeFirst()
+      current = next
+      publishPrinter()
+      await process(next)
+      current = nil
+      cancelRequested.remove(next)
+      refreshAlert()
+      publishPrinter()
+    }
+  }
+
+  private func process(_ jobID: Int) async {
+    guard let record = await jobs.record(jobID), !record.job.state.isTerminal else { return }
+    let bytes = record.document.bytes
+    var printed = record.job.printed
+    let copies = record.job.copies
+    _ = await updateJob(jobID) {
+      $0.state = .processing
+      $0.error = nil
+    }
+    while printed < copies {
+      if cancelRequested.contains(jobID) { break }
+      if let fault = faults.first {
+        if fault.abortsJob {
+          await abort(jobID, reason: fault)
+          return
+        }
+        refreshAlert()
+        await waitForChange()
+        continue
+      }
+      let send = Task { [transport, printed] in
+        try await transport.print(bytes, job: jobID, copy: printed + 1)
+      }
+      currentSend = send
+      do {
+        try await send.value
+        currentSend = nil
+      } catch let error as TransportError {
+        currentSend = nil
+        log.warning("printer \(id) job \(jobID): \(error.message)")
+        if error.reason.abortsJob {
+          await abort(jobID, reason: error.reason, message: error.message)
+          return
+        }
+        // The fault holds the job until the transport's status says it cleared.
+        setFaults([error.reason])
+        continue
+      } catch {
+        currentSend = nil
+        continue  // cancelled: the loop sees the request
+      }
+      printed += 1
+      _ = await updateJob(jobID) { [printed] in $0.printed = printed }
+    }
+    if cancelRequested.contains(jobID) {
+      _ = await updateJob(jobID) { $0.state = .canceled }
+      log.info("printer \(id) job \(jobID) canceled after \(printed)/\(copies)")
+    } else {
+      _ = await updateJob(jobID) { $0.state = .completed }
+      log.info("printer \(id) job \(jobID) completed (\(copies) copies)")
+    }
+  }
+
+  private func abort(_ jobID: Int, reason: Reason, message: String? = nil) async {
+    let name = transport.descriptor.name
+    let text = message ?? "\(name): \(reason.phrase); job \(jobID) aborted"
+    _ = await updateJob(jobID) {
+      $0.state = .aborted
+      $0.error = JobError(reason: reason, message: text)
+    }
+    channel.raise(
+      .printerError(PrinterErrorDetails(printer: id, reason: reason, job: jobID, message: text)))
+    log.warning("printer \(id) job \(jobID) aborted: \(text)")
+  }
+
+  // MARK: state and events
+
+  private func updateJob(_ jobID: Int, _ change: @Sendable (inout Job) -> Void) async -> Job? {
+    guard let job = await jobs.update(jobID, change) else { return nil }
+    channel.publish(job: job)
+    return job
+  }
+
+  /// Raises, updates or clears this printer's printerError to match the faults and the
+  /// job they hold up.
+  private func refreshAlert() {
+    guard let fault = faults.first else {
+      channel.clear(id: "printerError:\(id)")
+      return
+    }
+    if fault.abortsJob && current == nil && fifo.isEmpty,
+      let shown = channel.activeEvent(id: "printerError:\(id)")
+    {
+      // Nothing is held up: keep the alert of the last aborted job if it is for this fault.
+      switch shown.alert {
+      case .printerError(let d): if d.reason == fault { return }
+      case .saveError: break
+      }
+    }
+    let held = current ?? fifo.first
+    var message = "\(transport.descriptor.name): \(fault.phrase)"
+    if let held, !fault.abortsJob { message += "; job \(held) is waiting" }
+    channel.raise(
+      .printerError(
+        PrinterErrorDetails(
+          printer: id, reason: fault, job: fault.abortsJob ? nil : held, message: message)))
+  }
+
+  private func publishPrinter() {
+    var printer = transport.descriptor
+    printer.reasons = faults
+    printer.state = !faults.isEmpty ? .stopped : (current != nil ? .processing : .idle)
+    let changed = published.withLock { old in
+      if old == printer { return false }
+      old = printer
+      return true
+    }
+    if changed { channel.publish(printer: printer) }
+  }
+
+  private func waitForChange() async {
+    await withCheckedContinuation { waiters.append($0) }
+  }
+
+  private func wake() {
+    let w = waiters
+    waiters.removeAll()
+    for c in w { c.resume() }
+  }
+}

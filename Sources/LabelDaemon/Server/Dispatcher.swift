@@ -1,0 +1,115 @@
+import Foundation
+import LabelCore
+import LabelPOSIX
+
+/// Who is asking, and over which connection.
+struct RequestContext: Sendable {
+  let peer: PeerCredentials
+  let connection: Connection?
+  let id: JSONValue?
+}
+
+/// A method's outcome: a result to encode, or `sent` when the method queued its own
+/// response (`subscribe`, whose response must precede its replay).
+enum Reply: Sendable {
+  case result(any Encodable & Sendable)
+  case sent
+}
+
+/// Turns request lines into response lines: JSON-RPC framing rules and method routing.
+/// The handlers live in `Methods/`, one file per area.
+final class Dispatcher: Sendable {
+  let services: Services
+
+  init(services: Services) { self.services = services }
+
+  /// Handles one line; returns the response line, or nil for a notification.
+  func handle(_ line: [UInt8], connection: Connection) async -> [UInt8]? {
+    await handle(line, peer: connection.peer, connection: connection)
+  }
+
+  func handle(_ line: [UInt8], peer: PeerCredentials, connection: Connection?) async -> [UInt8]? {
+    let value: JSONValue
+    do {
+      value = try LabelJSON.decoder().decode(JSONValue.self, from: Data(line))
+    } catch {
+      return Wire.error(id: nil, .parseError(Self.describe(error)))
+    }
+    guard case .object(let request) = value else {
+      return Wire.error(id: nil, .invalidRequest("not a JSON-RPC object"))
+    }
+    let id = request["id"]
+    switch id {
+    case nil, .null?, .int?, .double?, .string?: break
+    default: return Wire.error(id: nil, .invalidRequest("id must be a number or a string"))
+    }
+    guard request["jsonrpc"] == .string("2.0") else {
+      return Wire.error(id: id, .invalidRequest("\"jsonrpc\" must be \"2.0\""))
+    }
+    guard case .string(let method) = request["method"] else {
+      return Wire.error(id: id, .invalidRequest("\"method\" must be a string"))
+    }
+    let context = RequestContext(peer: peer, connection: connection, id: id)
+    let reply: Reply
+    do {
+      reply = try await call(method, params: request["params"], context)
+    } catch {
+      guard id != nil else { return nil }
+      if error.code == RPCErrorCode.internalError.rawValue {
+        services.log.error("request \(method) from uid \(peer.uid) failed: \(error.message)")
+      }
+      return Wire.error(id: id, error)
+    }
+    guard let id else { return nil }
+    switch reply {
+    case .result(let result): return Wire.result(id: id, result)
+    case .sent: return nil
+    }
+  }
+
+  /// Routes one method call.
+  func call(_ method: String, params: JSONValue?, _ context: RequestContext)
+    async throws(RPCError) -> Reply
+  {
+    guard let m = Method(rawValue: method) else { throw .methodNotFound(method) }
+    let p = try Params(params)
+    switch m {
+    case .hello: return try hello(p)
+    case .printersList, .printersRefresh: return .result(PrintersResult(printers: services.printers.printers))
+    case .printersGet: return try printersGet(p)
+    case .printersSimulate: return try await printersSimulate(p)
+    case .productsSave: return try await productsSave(p, context)
+    case .productsGet: return try await productsGet(p)
+    case .productsDelete: return try await productsDelete(p)
+    case .productsList: return .result(ProductsResult(products: await services.products.list()))
+    case .templatesList: return .result(TemplatesResult(templates: await services.templates.list()))
+    case .templatesGet: return try await templatesGet(p)
+    case .templatesSave: return try await templatesSave(p)
+    case .labelsRender: return try await labelsRender(p)
+    case .jobsSubmit: return try await jobsSubmit(p, context)
+    case .jobsGet: return .result(JobResult(job: try await services.jobs.get(try p.int("job", in: 1...Int.max))))
+    case .jobsCancel: return try await jobsCancel(p, context)
+    case .jobsList: return try await jobsList(p)
+    case .alertsActive: return .result(AlertsResult(alerts: services.channel.active))
+    case .alertsDismiss:
+      return .result(DismissResult(dismissed: services.channel.dismiss(id: try p.string("id"))))
+    case .subscribe: return try subscribe(p, context)
+    }
+  }
+
+  private func hello(_ p: Params) throws(RPCError) -> Reply {
+    _ = try p.optionalString("client")
+    return .result(
+      HelloResult(
+        server: LabelVersion.server, version: LabelVersion.version,
+        protocol: LabelVersion.protocolVersion))
+  }
+
+  private static func describe(_ error: any Error) -> String {
+    if case DecodingError.dataCorrupted(let ctx) = error {
+      if let underlying = ctx.underlyingError { return "\(underlying)" }
+      return ctx.debugDescription
+    }
+    return "not valid JSON"
+  }
+}

@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+import Dispatch
+import LabelCore
+import LabelPOSIX
+import Synchronization
+
+/// The Unix-socket listener: accepts clients, records their peer credentials, and keeps
+/// every live connection until it closes.
+///
+/// `@unchecked Sendable`: the accept source is created in `init` and only resumed or
+/// cancelled from `start`/`stop`; all other state is in Mutexes or atomics.
+final class Server: @unchecked Sendable {
+  private let listenFD: Int32
+  private let ownedPath: String?
+  private let queue = DispatchQueue(label: "labeld.io")
+  private let acceptSource: any DispatchSourceRead
+  private let connections = Mutex<[UInt64: Connection]>([:])
+  private let nextID = Atomic<UInt64>(1)
+  private let dispatcher: Dispatcher
+  private let channel: EventChannel
+  private let limits: ConnectionLimits
+  private let log: Logger
+
+  /// Serves on `listenFD` (non-blocking, listening). `ownedPath` is unlinked on stop when
+  /// this process created the socket (not when systemd passed it in).
+  init(
+    listenFD: Int32, ownedPath: String?, dispatcher: Dispatcher, channel: EventChannel,
+    limits: ConnectionLimits, log: Logger
+  ) {
+    self.listenFD = listenFD
+    self.ownedPath = ownedPath
+    self.dispatcher = dispatcher
+    self.channel = channel
+    self.limits = limits
+    self.log = log
+    self.acceptSource = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
+    acceptSource.setEventHandler { [weak self] in self?.acceptAll() }
+  }
+
+  func start() { acceptSource.resume() }
+
+  func stop() {
+    acceptSource.cancel()
+    if let ownedPath { unlink(ownedPath) }
+    let all = connections.withLock { c in
+      defer { c.removeAll() }
+      return Array(c.values)
+    }
+    for connection in all { connection.close() }
+  }
+
+  var connectionCount: Int { connections.withLock { $0.count } }
+
+  private func acceptAll() {
+    while true {
+      let fd: Int32
+      do {
+        guard let accepted = try UnixSocket.accept(listenFD) else { return }
+        fd = accepted
+      } catch {
+        // EMFILE/ENFILE: the client waits in the backlog until descriptors free up.
+        log.error("accept failed: \(error)")
+        queue.asyncAfter(deadline: .now() + 0.1) { [weak self] in self?.acceptAll() }
+        return
+      }
+      let peer: PeerCredentials
+      do {
+        peer = try UnixSocket.peerCredentials(fd)
+      } catch {
+        log.warning("dropping a client without peer credentials: \(error)")
+        close(fd)
+        continue
+      }
+      let id = nextID.add(1, ordering: .relaxed).oldValue
+      let dispatcher = self.dispatcher
+      let connection = Connection(
+        id: id, fd: fd, peer: peer, limits: limits, queue: queue, log: log,
+        handler: { line, connection in await dispatcher.handle(line, connection: connection) },
+        onClose: { [weak self] connection in self?.closed(connection) })
+      connections.withLock { $0[id] = connection }
+      log.debug("connection \(id) from pid \(peer.pid) uid \(peer.uid)")
+      connection.start()
+    }
+  }
+
+  private func closed(_ connection: Connection) {
+    channel.unsubscribe(connection.subscriberID)
+    _ = connections.withLock { $0.removeValue(forKey: connection.subscriberID) }
+    log.debug("connection \(connection.subscriberID) closed")
+  }
+}
