@@ -1,0 +1,139 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+import Foundation
+import LabelClient
+import LabelCore
+
+/// The built `labeld` binary running in a fresh temp dir with its own socket: each test
+/// gets its own, so tests run in parallel without sharing anything.
+final class DaemonProcess: @unchecked Sendable {
+  let directory: URL
+  let socketPath: String
+  let stateDirectory: URL
+  let process = Process()
+  private let stderrPipe = Pipe()
+
+  /// The directory holding the built products (`labeld`, `labelctl`).
+  static var productsDirectory: URL {
+    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var dir = exe.deletingLastPathComponent()
+    // The test binary may sit inside a bundle directory (`*.xctest`).
+    while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("labeld").path),
+      dir.path != "/"
+    {
+      dir = dir.deletingLastPathComponent()
+    }
+    return dir
+  }
+
+  static var labeldPath: String { productsDirectory.appendingPathComponent("labeld").path }
+  static var labelctlPath: String { productsDirectory.appendingPathComponent("labelctl").path }
+
+  /// A fresh, short temp dir (socket paths are limited to 107 bytes).
+  static func makeTempDirectory() -> URL {
+    var template = Array("/tmp/labeld-test-XXXXXX".utf8CString)
+    let path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    return URL(fileURLWithPath: path, isDirectory: true)
+  }
+
+  /// Starts labeld with `arguments` (socket and state dir are added) and waits until it
+  /// accepts connections.
+  init(_ arguments: [String] = ["--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"],
+       directory: URL? = nil) throws {
+    self.directory = directory ?? Self.makeTempDirectory()
+    socketPath = self.directory.appendingPathComponent("labeld.sock").path
+    stateDirectory = self.directory.appendingPathComponent("state", isDirectory: true)
+    process.executableURL = URL(fileURLWithPath: Self.labeldPath)
+    process.arguments =
+      ["--socket", socketPath, "--state-dir", stateDirectory.path, "--log-level", "debug"]
+      + arguments
+    process.standardError = stderrPipe
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    // Readiness, not timing: try to connect until it works or the process has exited.
+    var attempts = 0
+    while true {
+      if (try? LabelClient(socketPath: socketPath)) != nil { break }
+      guard process.isRunning, attempts < 2000 else {
+        throw DaemonError.didNotStart(log)
+      }
+      attempts += 1
+      usleep(5_000)
+    }
+  }
+
+  enum DaemonError: Error { case didNotStart(String) }
+
+  func client() throws -> LabelClient {
+    try LabelClient(socketPath: socketPath)
+  }
+
+  /// Everything labeld wrote to stderr so far (only after `stop`).
+  var log: String {
+    if process.isRunning { return "" }
+    return String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  }
+
+  /// Output of a simulated printer for a job.
+  func simOutput(_ printer: String, job: Int, ext: String) -> [UInt8]? {
+    let url = stateDirectory.appendingPathComponent("sim/\(printer)/\(job).\(ext)")
+    return (try? Data(contentsOf: url)).map { [UInt8]($0) }
+  }
+
+  func stop() {
+    if process.isRunning {
+      process.terminate()
+      process.waitUntilExit()
+    }
+  }
+
+  func kill9() {
+    if process.isRunning {
+      Glibc.kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+  }
+
+  deinit {
+    stop()
+    try? FileManager.default.removeItem(at: directory)
+  }
+}
+
+/// Runs `body` against a fresh daemon and stops it afterwards.
+func withDaemon<T>(
+  _ arguments: [String] = ["--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"],
+  _ body: (DaemonProcess) throws -> T
+) throws -> T {
+  let daemon = try DaemonProcess(arguments)
+  defer { daemon.stop() }
+  return try body(daemon)
+}
+
+extension LabelClient {
+  /// The RPC error a call fails with (nil when it succeeds).
+  func error(_ method: String, _ params: JSONValue = [:]) -> RPCError? {
+    do {
+      try call(method, params)
+      return nil
+    } catch .rpc(let e) {
+      return e
+    } catch {
+      return RPCError(code: 0, message: "\(error)")
+    }
+  }
+
+  /// Waits for the next notification of `method` matching `where`, skipping others.
+  func waitFor(
+    _ method: String, timeout: Double = 30, where match: (JSONValue) -> Bool = { _ in true }
+  ) throws -> JSONValue {
+    while true {
+      let n = try nextNotification(timeout: timeout)
+      if n.method == method && match(n.params) { return n.params }
+    }
+  }
+}
+
+/// Base64 of some bytes, for `document.data`.
+func base64(_ s: String) -> JSONValue { .string(Data(s.utf8).base64EncodedString()) }
