@@ -1,0 +1,160 @@
+import Foundation
+import LabelClient
+import LabelCore
+import Testing
+
+/// Every daemon error code, through the real socket, with its `data` shape.
+@Suite struct ErrorCodeTests {
+  @Test func printerNotFound_1001() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      for (method, params) in [
+        ("printers.get", ["printer": "sim:nope"] as JSONValue),
+        ("printers.simulate", ["printer": "usb:0000:0000:X", "fault": nil]),
+        ("jobs.submit", ["printer": "cups:missing", "document": ["format": "native", "data": base64("x")]]),
+        ("jobs.list", ["printer": "sim:nope"]),
+      ] {
+        let e = try #require(c.error(method, params))
+        #expect(e.code == 1001, "\(method)")
+        #expect(e.data?["printer"] == params["printer"], "\(method)")
+      }
+    }
+  }
+
+  @Test func printerNotAccepting_1002() throws {
+    try withDaemon(["--simulate", "off=zpl,accepting=no"]) { d in
+      let c = try d.client()
+      let e = try #require(
+        c.error("jobs.submit", ["printer": "sim:off", "document": ["format": "native", "data": base64("^XA^XZ")]]))
+      #expect(e.code == 1002)
+      #expect(e.data?["printer"] == "sim:off")
+      #expect(e.data?["reason"]?.stringValue?.isEmpty == false)
+      #expect(try c.call("jobs.list")["jobs"] == [])
+    }
+  }
+
+  @Test func jobNotFound_1003() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      for method in ["jobs.get", "jobs.cancel"] {
+        let e = try #require(c.error(method, ["job": 4242]))
+        #expect(e.code == 1003)
+        #expect(e.data == ["job": 4242])
+      }
+    }
+  }
+
+  @Test func saveFailed_1004_carriesTheSaveErrorAlert() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      try c.call("products.save", ["product": ["sku": "P1", "name": "One"]])
+      let e = try #require(
+        c.error("products.save", ["product": ["sku": "P1", "name": "Two"], "expectedVersion": 7]))
+      #expect(e.code == 1004)
+      let alert = try LabelJSON.decode(AlertEvent.self, from: try #require(e.data))
+      #expect(alert.state == .active)
+      #expect(alert.id == "saveError:product:P1")
+      guard case .saveError(let details) = alert.alert else {
+        Issue.record("expected a saveError")
+        return
+      }
+      #expect(details.reason == .conflict)
+      #expect(details.entity == .product)
+      // Nothing was half-written: the stored product is unchanged.
+      let stored = try c.call("products.get", ["sku": "P1"])["product"]
+      #expect(stored?["name"] == "One")
+      #expect(stored?["version"] == 1)
+      // The same alert is on the channel.
+      let active = try c.call("alerts.active", [:], as: AlertsResult.self).alerts
+      #expect(active == [alert])
+    }
+  }
+
+  @Test func notFound_1006_forProductsAndTemplates() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      let cases: [(String, JSONValue, String, String)] = [
+        ("products.get", ["sku": "ghost"], "product", "ghost"),
+        ("products.delete", ["sku": "ghost"], "product", "ghost"),
+        ("templates.get", ["name": "nope"], "template", "nope"),
+        ("labels.render", ["template": "nope", "data": [:], "language": "zpl", "format": "native"], "template", "nope"),
+        ("jobs.submit", ["printer": "sim:zebra", "template": "nope", "data": [:]], "template", "nope"),
+      ]
+      for (method, params, entity, key) in cases {
+        let e = try #require(c.error(method, params))
+        #expect(e.code == 1006, "\(method)")
+        #expect(e.data == ["entity": .string(entity), "key": .string(key)], "\(method)")
+      }
+    }
+  }
+
+  @Test func unsupported_1007_forTemplateJobsPNGAndRenderUntilEncodersLand() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      try c.call("templates.save", ["template": Fixtures.shelfTemplate])
+      try c.call("products.save", ["product": ["sku": "S1", "name": "Soap", "barcode": "4006381333931"]])
+      let cases: [(String, JSONValue)] = [
+        ("jobs.submit", ["printer": "sim:zebra", "template": "shelf", "sku": "S1"]),
+        ("jobs.submit", ["printer": "sim:ql", "document": ["format": "png", "data": base64("\u{89}PNG")]]),
+        ("labels.render", ["template": "shelf", "sku": "S1", "printer": "sim:zebra", "format": "native"]),
+        ("labels.render", ["template": "shelf", "sku": "S1", "language": "brother-ql", "format": "png"]),
+        ("products.save", ["product": ["sku": "S2", "name": "Brush", "barcode": "4006381333931"], "print": ["printer": "sim:zebra", "template": "shelf"]]),
+      ]
+      for (method, params) in cases {
+        let e = try #require(c.error(method, params))
+        #expect(e.code == 1007, "\(method)")
+        #expect(e.data?["reason"]?.stringValue?.isEmpty == false)
+      }
+      // Nothing was submitted, and the save-and-print that could not print saved nothing.
+      #expect(try c.call("jobs.list")["jobs"] == [])
+      #expect(c.error("products.get", ["sku": "S2"])?.code == 1006)
+    }
+  }
+
+  @Test func invalidParams_minus32602_namesTheField() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      let doc: JSONValue = ["format": "native", "data": base64("^XA^XZ")]
+      let cases: [(String, JSONValue, String)] = [
+        ("printers.get", [:], "printer"),
+        ("printers.get", ["printer": 5], "printer"),
+        ("printers.simulate", ["printer": "sim:zebra"], "fault"),
+        ("printers.simulate", ["printer": "sim:zebra", "fault": "onFire"], "fault"),
+        ("jobs.submit", ["printer": "sim:zebra", "copies": 0, "document": doc], "copies"),
+        ("jobs.submit", ["printer": "sim:zebra", "copies": 1000, "document": doc], "copies"),
+        ("jobs.submit", ["printer": "sim:zebra", "copies": 1.5, "document": doc], "copies"),
+        ("jobs.submit", ["printer": "sim:zebra"], "document"),
+        ("jobs.submit", ["printer": "sim:zebra", "document": ["format": "pdf", "data": "eA=="]], "document.format"),
+        ("jobs.submit", ["printer": "sim:zebra", "document": ["format": "native", "data": "!!!"]], "document.data"),
+        ("jobs.submit", ["printer": "sim:zebra", "document": ["format": "native", "data": ""]], "document.data"),
+        ("jobs.submit", ["printer": "sim:zebra", "document": ["format": "native"]], "document.data"),
+        ("jobs.get", ["job": "seven"], "job"),
+        ("jobs.list", ["states": ["printing"]], "states[0]"),
+        ("products.save", [:], "product"),
+        ("products.save", ["product": ["sku": "X"]], "product.name"),
+        ("products.save", ["product": ["sku": "", "name": "Y"]], "product.sku"),
+        ("products.save", ["product": ["sku": "X", "name": "Y", "barcode": "4006381333932"]], "product.barcode"),
+        ("products.save", ["product": ["sku": "X", "name": "Y", "barcode": "12345"]], "product.barcode"),
+        ("products.save", ["product": ["sku": "X", "name": "Y", "price": "cheap"]], "product.price"),
+        ("products.save", ["product": ["sku": "X", "name": "Y"], "expectedVersion": -1], "expectedVersion"),
+        ("templates.save", ["template": ["name": "t", "media": ["widthMM": 50, "lengthMM": 25], "elements": [["type": "text", "x": 60, "y": 1, "width": 5, "height": 5, "text": "hi"]]]], "template.elements[0].x"),
+        ("templates.save", ["template": ["name": "t", "media": ["widthMM": 50, "lengthMM": 25], "elements": [["type": "barcode", "x": 1, "y": 1, "height": 10, "symbology": "ean13", "data": "123"]]]], "template.elements[0].data"),
+        ("templates.save", ["template": ["name": "t", "media": ["widthMM": 50, "lengthMM": 25], "elements": [["type": "circle"]]]], "template.elements[0].type"),
+        ("templates.save", ["template": ["name": "t", "media": ["widthMM": 50], "elements": []]], "template.media.lengthMM"),
+        ("labels.render", ["template": "t", "data": [:], "format": "pdf", "language": "zpl"], "format"),
+        ("labels.render", ["template": "t", "data": [:], "format": "png", "language": "escpos"], "language"),
+        ("subscribe", ["topics": ["weather"]], "topics[0]"),
+        ("subscribe", ["since": -3], "since"),
+        ("alerts.dismiss", [:], "id"),
+      ]
+      for (method, params, field) in cases {
+        let e = try #require(c.error(method, params), "\(method) \(params)")
+        #expect(e.code == -32602, "\(method) \(params): \(e.message)")
+        #expect(e.data?["field"] == .string(field), "\(method) \(params): \(e.message)")
+        #expect(e.data?["reason"]?.stringValue?.isEmpty == false)
+      }
+      // Validation failures raise no alert.
+      #expect(try c.call("alerts.active")["alerts"] == [])
+    }
+  }
+}
