@@ -74,8 +74,8 @@ public struct ProductInput: Codable, Sendable, Equatable {
       throw FieldError(field: "name", reason: "must not be empty")
     }
     if let price, price < 0 { throw FieldError(field: "price", reason: "must not be negative") }
-    if let currency, currency.count != 3 || !currency.allSatisfy({ $0.isLetter && $0.isASCII }) {
-      throw FieldError(field: "currency", reason: "must be a three-letter ISO 4217 code")
+    if let currency, currency.count != 3 || !currency.allSatisfy({ $0.isASCII && $0.isUppercase }) {
+      throw FieldError(field: "currency", reason: "must be a three-letter ISO 4217 code (EUR, USD)")
     }
     if let barcode {
       if let problem = GTIN.problem(barcode) {

@@ -12,7 +12,8 @@ final class DaemonProcess: @unchecked Sendable {
   let socketPath: String
   let stateDirectory: URL
   let process = Process()
-  private let stderrPipe = Pipe()
+  /// labeld's stderr goes to a file: a pipe nobody reads would fill up and block it.
+  let logURL: URL
 
   /// The directory holding the built products (`labeld`, `labelctl`).
   static var productsDirectory: URL {
@@ -48,7 +49,9 @@ final class DaemonProcess: @unchecked Sendable {
     process.arguments =
       ["--socket", socketPath, "--state-dir", stateDirectory.path, "--log-level", "debug"]
       + arguments
-    process.standardError = stderrPipe
+    logURL = self.directory.appendingPathComponent("labeld.log")
+    _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+    process.standardError = try FileHandle(forWritingTo: logURL)
     process.standardOutput = FileHandle.nullDevice
     try process.run()
     // Readiness, not timing: try to connect until it works or the process has exited.
@@ -69,10 +72,9 @@ final class DaemonProcess: @unchecked Sendable {
     try LabelClient(socketPath: socketPath)
   }
 
-  /// Everything labeld wrote to stderr so far (only after `stop`).
+  /// Everything labeld wrote to stderr so far.
   var log: String {
-    if process.isRunning { return "" }
-    return String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
   }
 
   /// Output of a simulated printer for a job.

@@ -51,7 +51,7 @@ struct AlertJournal {
 
   /// Every retained event with `seq > since`, oldest first, and whether some events after
   /// `since` are no longer retained (or `since` is from a sequence this journal never had).
-  func events(since: UInt64) -> (events: [AlertEvent], gap: Bool) {
+  func events(since: UInt64, limit: Int = .max) -> (events: [AlertEvent], gap: Bool) {
     let gap = since < droppedThrough || since > latestSeq
     let slice = retained[head...]
     // Events are in seq order: binary-search the first one after `since`.
@@ -61,7 +61,8 @@ struct AlertJournal {
       let mid = (lo + hi) / 2
       if retained[mid].seq <= since { lo = mid + 1 } else { hi = mid }
     }
-    return (Array(retained[lo...]), gap)
+    let end = limit >= retained.count - lo ? retained.count : lo + limit
+    return (Array(retained[lo..<end]), gap)
   }
 
   /// Drops events beyond the count limit or older than the age limit.

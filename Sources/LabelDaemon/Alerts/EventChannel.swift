@@ -9,6 +9,17 @@ import Synchronization
 protocol EventSubscriber: AnyObject, Sendable {
   var subscriberID: UInt64 { get }
   func deliver(_ message: OutboundMessage)
+  /// The subscription starts after `seq`: the point an `overflow` resumes from if no alert
+  /// has been written to this subscriber yet.
+  func subscribed(after seq: UInt64)
+  /// How many replayed events the subscriber can take now without exceeding its bound.
+  var replayBudget: Int { get }
+  /// Whether a replay is still in progress: the subscriber asks for more (`pump`) as its
+  /// queue drains.
+  func setCatchingUp(_ catchingUp: Bool)
+  /// Events it had yet to replay were dropped by retention: overflow, so it resumes and
+  /// learns of the gap.
+  func overflowNow()
 }
 
 /// The one alert channel, and the fan-out of job and printer notifications.
@@ -20,6 +31,9 @@ final class EventChannel: Sendable {
   private struct Subscription {
     let subscriber: any EventSubscriber
     var topics: Set<Topic>
+    /// While replaying: the last seq handed over. Live alerts wait in the journal until
+    /// the replay reaches them, so replay and live never overlap or leave a hole.
+    var cursor: UInt64?
   }
   private struct State {
     var journal: AlertJournal
@@ -38,32 +52,38 @@ final class EventChannel: Sendable {
   /// Raises (or updates) an alert. Returns the event, or the active one when unchanged.
   @discardableResult
   func raise(_ alert: Alert) -> AlertEvent {
-    state.withLock { s in
+    let (event, isNew) = state.withLock { s in
       if let event = s.journal.raise(alert, at: Date()) {
-        publish(event, in: &s)
-        return event
+        fanOut(event, in: &s)
+        return (event, true)
       }
-      return s.journal.active[alert.id]!
+      return (s.journal.active[alert.id]!, false)
     }
+    if isNew { logEvent(event) }
+    return event
   }
 
   /// Clears the active alert `id`, if any: its condition went away.
   @discardableResult
   func clear(id: String) -> AlertEvent? {
-    state.withLock { s in
+    let event: AlertEvent? = state.withLock { s in
       guard let event = s.journal.clear(id: id, at: Date()) else { return nil }
-      publish(event, in: &s)
+      fanOut(event, in: &s)
       return event
     }
+    if let event { logEvent(event) }
+    return event
   }
 
   /// A client acknowledged the alert. False for an unknown or inactive id.
   func dismiss(id: String) -> Bool {
-    state.withLock { s in
-      guard let event = s.journal.dismiss(id: id, at: Date()) else { return false }
-      publish(event, in: &s)
-      return true
+    let event: AlertEvent? = state.withLock { s in
+      guard let event = s.journal.dismiss(id: id, at: Date()) else { return nil }
+      fanOut(event, in: &s)
+      return event
     }
+    if let event { logEvent(event) }
+    return event != nil
   }
 
   func activeEvent(id: String) -> AlertEvent? { state.withLock { $0.journal.active[id] } }
@@ -71,7 +91,18 @@ final class EventChannel: Sendable {
   var active: [AlertEvent] { state.withLock { $0.journal.activeEvents } }
   var latestSeq: UInt64 { state.withLock { $0.journal.latestSeq } }
 
-  private func publish(_ event: AlertEvent, in s: inout State) {
+  /// Queues the event for every alert subscriber. Called with the lock held: this is what
+  /// puts one order on the channel.
+  private func fanOut(_ event: AlertEvent, in s: inout State) {
+    let message = OutboundMessage(
+      bytes: Wire.notification(.alert, event), kind: .notification, alertSeq: event.seq)
+    for sub in s.subscriptions.values where sub.topics.contains(.alerts) && sub.cursor == nil {
+      sub.subscriber.deliver(message)
+    }
+  }
+
+  /// Logged outside the lock: a slow log reader must never hold up the channel.
+  private func logEvent(_ event: AlertEvent) {
     switch event.alert {
     case .printerError(let d):
       log.warning(
@@ -81,11 +112,6 @@ final class EventChannel: Sendable {
       log.warning(
         "alert \(event.seq) \(event.state.rawValue) save entity=\(d.entity.rawValue) "
           + "key=\(d.key) reason=\(d.reason.rawValue): \(d.message)")
-    }
-    let message = OutboundMessage(
-      bytes: Wire.notification(.alert, event), kind: .notification, alertSeq: event.seq)
-    for sub in s.subscriptions.values where sub.topics.contains(.alerts) {
-      sub.subscriber.deliver(message)
     }
   }
 
@@ -114,28 +140,47 @@ final class EventChannel: Sendable {
   // MARK: subscriptions
 
   /// Subscribes (or re-subscribes with new topics): queues the response line made by
-  /// `respond`, then every retained alert after `since`, then live events, with no gap and
-  /// no duplicate between replay and live since all three happen under the lock.
+  /// `respond`, then replays every retained alert after `since` in chunks the subscriber
+  /// can take, then streams live events. Both happen under the lock, from one cursor, so
+  /// there is no gap and no duplicate between replay and live.
   func subscribe(
     _ subscriber: any EventSubscriber, topics: Set<Topic>, since: UInt64?,
     respond: (SubscribeResult) -> [UInt8]
   ) {
     state.withLock { s in
-      var replay: [AlertEvent] = []
-      var gap = false
-      if let since, topics.contains(.alerts) {
-        (replay, gap) = s.journal.events(since: since)
-      }
+      let replaying = since != nil && topics.contains(.alerts)
+      let gap = replaying && s.journal.events(since: since!, limit: 0).gap
       let result = SubscribeResult(seq: s.journal.latestSeq, gap: gap ? true : nil)
+      let start = replaying ? max(since!, gap ? s.journal.droppedThrough : 0) : s.journal.latestSeq
+      subscriber.subscribed(after: topics.contains(.alerts) ? (since ?? start) : 0)
       subscriber.deliver(OutboundMessage(bytes: respond(result), kind: .response, alertSeq: nil))
-      for event in replay {
-        subscriber.deliver(
-          OutboundMessage(
-            bytes: Wire.notification(.alert, event), kind: .replay, alertSeq: event.seq))
-      }
       s.subscriptions[subscriber.subscriberID] = Subscription(
-        subscriber: subscriber, topics: topics)
+        subscriber: subscriber, topics: topics, cursor: replaying ? min(start, s.journal.latestSeq) : nil)
+      pump(subscriber.subscriberID, in: &s)
     }
+  }
+
+  /// Hands a replaying subscriber its next chunk (called again as its queue drains).
+  func pump(_ id: UInt64) {
+    state.withLock { pump(id, in: &$0) }
+  }
+
+  private func pump(_ id: UInt64, in s: inout State) {
+    guard let sub = s.subscriptions[id], var cursor = sub.cursor else { return }
+    if cursor < s.journal.droppedThrough {
+      s.subscriptions[id] = nil
+      sub.subscriber.overflowNow()
+      return
+    }
+    let (events, _) = s.journal.events(since: cursor, limit: sub.subscriber.replayBudget)
+    for event in events {
+      sub.subscriber.deliver(
+        OutboundMessage(bytes: Wire.notification(.alert, event), kind: .replay, alertSeq: event.seq))
+      cursor = event.seq
+    }
+    let caughtUp = cursor >= s.journal.latestSeq
+    s.subscriptions[id]?.cursor = caughtUp ? nil : cursor
+    sub.subscriber.setCatchingUp(!caughtUp)
   }
 
   func unsubscribe(_ id: UInt64) {

@@ -38,10 +38,7 @@ extension Dispatcher {
     if hasTemplate {
       let template = try await templateNamed(try p.string("template"))
       let data = try await templateData(p)
-      let descriptor = queue.snapshot
-      let rendered = try services.renderer.render(
-        template, data: data, language: language, dpi: descriptor.dpi, format: .native)
-      document = .native([UInt8](Data(base64Encoded: rendered.data) ?? Data()))
+      document = try services.renderer.document(template, data: data, for: queue.snapshot)
     } else if isPNG {
       document = .native(try services.renderer.convertPNG(documentBytes, language: language))
     } else {

@@ -24,10 +24,8 @@ extension Dispatcher {
         sku: input.sku, name: input.name, price: input.price, currency: input.currency,
         barcode: input.barcode, fields: input.fields, version: 0, updatedAt: .distantPast
       ).templateData
-      let descriptor = queue.snapshot
-      let rendered = try services.renderer.render(
-        template, data: data, language: descriptor.language, dpi: descriptor.dpi, format: .native)
-      plan = (queue, copies, .native([UInt8](rendered.data.utf8)))
+      let document = try services.renderer.document(template, data: data, for: queue.snapshot)
+      plan = (queue, copies, document)
     }
     let product: Product
     do {

@@ -1,3 +1,4 @@
+import Foundation
 import LabelCore
 
 /// Turns a template and its data into a printer's bytes or a preview.
@@ -29,6 +30,18 @@ struct LabelRenderer: Sendable {
     case .png:
       throw .unsupported("PNG previews are not available in this version of labeld")
     }
+  }
+
+  /// One copy of a template job for `printer`, in its language.
+  func document(_ template: Template, data: [String: String], for printer: Printer)
+    throws(RPCError) -> JobDocument
+  {
+    let rendered = try render(
+      template, data: data, language: printer.language, dpi: printer.dpi, format: .native)
+    guard let bytes = Data(base64Encoded: rendered.data) else {
+      throw .internalError("renderer produced invalid base64")
+    }
+    return .native([UInt8](bytes))
   }
 
   /// Decodes a PNG document into the printer's bytes.

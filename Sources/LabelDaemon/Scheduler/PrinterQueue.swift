@@ -5,8 +5,8 @@ import Synchronization
 /// One printer's scheduler: a FIFO of jobs printed one at a time, the printer's fault
 /// state, and the printerError alert that follows it.
 ///
-/// While the printer has a fault, jobs wait (pending, or processing with the copies done
-/// so far) and the alert names the job held up; when the fault clears the alert is cleared
+/// While the printer has a fault, jobs wait (pending, or held with the copies done so far)
+/// and the alert names the job held up; when the fault clears the alert is cleared
 /// and printing resumes at the next copy. Faults that make a job unprintable
 /// (`Reason.abortsJob`) abort it with that reason instead.
 actor PrinterQueue {
@@ -126,6 +126,7 @@ actor PrinterQueue {
       $0.state = .processing
       $0.error = nil
     }
+    var state = JobState.processing
     while printed < copies {
       if cancelRequested.contains(jobID) { break }
       if let fault = faults.first {
@@ -133,9 +134,18 @@ actor PrinterQueue {
           await abort(jobID, reason: fault)
           return
         }
+        // Stopped part-way: the job is held by the fault until it clears.
+        if state != .held {
+          state = .held
+          _ = await updateJob(jobID) { $0.state = .held }
+        }
         refreshAlert()
         await waitForChange()
         continue
+      }
+      if state != .processing {
+        state = .processing
+        _ = await updateJob(jobID) { $0.state = .processing }
       }
       let send = Task { [transport, printed] in
         try await transport.print(bytes, job: jobID, copy: printed + 1)

@@ -38,6 +38,8 @@ final class Connection: EventSubscriber, @unchecked Sendable {
   private let writeSource: any DispatchSourceWrite
   private let handler: Handler
   private let onClose: @Sendable (Connection) -> Void
+  /// Asks the alert channel for the next replay chunk.
+  private let onReplayDrained: @Sendable (Connection) -> Void
   private let state = Mutex(State())
   private let log: Logger
 
@@ -57,12 +59,15 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     var closing = false
     var closed = false
     var lastWrittenAlertSeq: UInt64 = 0
+    /// A `since` replay is in progress and wants its next chunk once the queue drains.
+    var catchingUp = false
     var queued: Int { outbox.count - outHead }
   }
 
   init(
     id: UInt64, fd: Int32, peer: PeerCredentials, limits: ConnectionLimits, queue: DispatchQueue,
-    log: Logger, handler: @escaping Handler, onClose: @escaping @Sendable (Connection) -> Void
+    log: Logger, handler: @escaping Handler, onClose: @escaping @Sendable (Connection) -> Void,
+    onReplayDrained: @escaping @Sendable (Connection) -> Void
   ) {
     self.subscriberID = id
     self.fd = fd
@@ -72,6 +77,7 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     self.log = log
     self.handler = handler
     self.onClose = onClose
+    self.onReplayDrained = onReplayDrained
     self.readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
     self.writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
     // The descriptor is closed once both sources are cancelled, never before.
@@ -216,6 +222,7 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     guard !message.bytes.isEmpty else { return }
     state.withLock { s in
       if s.closed || s.closing { return }
+      // Replays are sized by `replayBudget`; live notifications are what can overflow.
       if message.kind == .notification && s.queued >= limits.maxQueuedMessages {
         overflow(&s)
         return
@@ -223,6 +230,34 @@ final class Connection: EventSubscriber, @unchecked Sendable {
       s.outbox.append(message)
       if !s.writeArmed { flush(&s) }
     }
+  }
+
+  func subscribed(after seq: UInt64) {
+    state.withLock { $0.lastWrittenAlertSeq = seq }
+  }
+
+  /// Replay chunks fill at most half the bound, leaving room for live notifications.
+  var replayBudget: Int {
+    state.withLock { s in s.closing ? 0 : max(0, limits.maxQueuedMessages / 2 - s.queued) }
+  }
+
+  func setCatchingUp(_ catchingUp: Bool) {
+    state.withLock { s in
+      s.catchingUp = catchingUp
+      requestReplayIfDrained(&s)
+    }
+  }
+
+  func overflowNow() {
+    state.withLock { s in
+      if !s.closing && !s.closed { overflow(&s) }
+    }
+  }
+
+  private func requestReplayIfDrained(_ s: inout State) {
+    guard s.catchingUp, !s.closing, s.queued <= limits.maxQueuedMessages / 4 else { return }
+    s.catchingUp = false
+    queue.async { [self] in onReplayDrained(self) }
   }
 
   private func writable() {
@@ -266,6 +301,7 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     s.outbox.removeAll(keepingCapacity: s.outbox.count < 64)
     s.outHead = 0
     if s.closing { closeNow(&s) }
+    requestReplayIfDrained(&s)
   }
 
   private func send_(_ p: UnsafeRawPointer, _ count: Int) -> Int {
@@ -311,22 +347,21 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     s.closing = true
     s.readStopped = true
     updateReadPause(&s)
-    queue.async { [self] in onClose(self) }
     if s.queued == 0 {
       closeNow(&s)
       return
     }
     if !s.writeArmed { flush(&s) }
     if !s.closed {
-      queue.asyncAfter(deadline: .now() + limits.closeGraceSeconds) { [weak self] in
-        self?.state.withLock { self?.closeNow(&$0) }
+      // Holds the connection until it is closed: the server keeps it registered until then.
+      queue.asyncAfter(deadline: .now() + limits.closeGraceSeconds) { [self] in
+        state.withLock { closeNow(&$0) }
       }
     }
   }
 
   private func closeNow(_ s: inout State) {
     guard !s.closed else { return }
-    let wasClosing = s.closing
     s.closed = true
     s.closing = true
     s.inbox.removeAll()
@@ -343,7 +378,9 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     }
     readSource.cancel()
     writeSource.cancel()
-    if !wasClosing { queue.async { [self] in onClose(self) } }
+    // The server lets go of the connection only now, with both sources cancelled: a
+    // Dispatch source released while suspended would crash.
+    queue.async { [self] in onClose(self) }
   }
 
   /// Closes at once (daemon shutdown).

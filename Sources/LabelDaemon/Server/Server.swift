@@ -78,7 +78,8 @@ final class Server: @unchecked Sendable {
       let connection = Connection(
         id: id, fd: fd, peer: peer, limits: limits, queue: queue, log: log,
         handler: { line, connection in await dispatcher.handle(line, connection: connection) },
-        onClose: { [weak self] connection in self?.closed(connection) })
+        onClose: { [weak self] connection in self?.closed(connection) },
+        onReplayDrained: { [channel] connection in channel.pump(connection.subscriberID) })
       connections.withLock { $0[id] = connection }
       log.debug("connection \(id) from pid \(peer.pid) uid \(peer.uid)")
       connection.start()

@@ -8,7 +8,7 @@ struct OutboundMessage: Sendable {
     case response
     /// A notification; counts against the connection's outgoing bound.
     case notification
-    /// A notification replayed for `subscribe` with `since`: bounded by retention.
+    /// A notification replayed for `subscribe` with `since`, in chunks sized to the bound.
     case replay
   }
   var bytes: [UInt8]

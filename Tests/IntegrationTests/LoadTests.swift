@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+import Dispatch
+import Foundation
+import LabelClient
+import LabelCore
+import Synchronization
+import Testing
+
+/// Many clients at once, and a client that never reads: outcomes, not timings.
+@Suite struct LoadTests {
+  @Test func fiveHundredConcurrentClients_areAllServed_andAllGetTheAlert() throws {
+    try withDaemon { d in
+      let clients = try (0..<500).map { _ in try d.client() }
+      // Every connection holds a request in flight at the same time...
+      for (i, c) in clients.enumerated() {
+        try c.sendLine(Array(#"{"jsonrpc":"2.0","id":\#(i),"method":"subscribe","params":{"topics":["alerts"]}}"#.utf8))
+      }
+      // ...and each gets its own answer.
+      for (i, c) in clients.enumerated() {
+        let reply = try c.readMessage()
+        #expect(reply["id"] == .int(i))
+        #expect(reply["result"]?["seq"] == 0)
+      }
+      try d.client().call("printers.simulate", ["printer": "sim:zebra", "fault": "mediaEmpty"])
+      for c in clients {
+        let n = try c.nextNotification(timeout: 30)
+        #expect(n.method == "alert")
+        #expect(n.params["seq"] == 1)
+      }
+    }
+  }
+
+  @Test func clientsOnManyThreads_getConsistentAnswers() throws {
+    try withDaemon { (d: DaemonProcess) throws -> Void in
+      let failures = Mutex<[String]>([])
+      let path = d.socketPath
+      DispatchQueue.concurrentPerform(iterations: 8) { t in
+        do {
+          let c = try LabelClient(socketPath: path)
+          for i in 0..<50 {
+            let sku = "T\(t)-\(i)"
+            let saved = try c.call("products.save", ["product": ["sku": .string(sku), "name": "Thread item"]])
+            let got = try c.call("products.get", ["sku": .string(sku)])
+            if saved["product"] != got["product"] { failures.withLock { $0.append(sku) } }
+          }
+        } catch {
+          failures.withLock { $0.append("\(error)") }
+        }
+      }
+      #expect(failures.withLock { $0 } == [])
+      let all = try d.client().call("products.list", [:], as: ProductsResult.self).products
+      #expect(all.count == 400)
+    }
+  }
+
+  /// A subscriber that never reads while thousands of alert events flow: the others get
+  /// every event, it gets `overflow` with the last seq it was sent and is closed, and
+  /// resuming with `since` gives exactly the rest.
+  @Test func nonReadingSubscriber_overflows_othersGetEverything_resumeLosesNothing() throws {
+    try withDaemon(["--simulate", "zebra=zpl", "--alert-retention", "100000"]) { d in
+      let toggles = 4000
+      let total = UInt64(toggles * 2)
+      let sleeper = try d.client()
+      try sleeper.call("subscribe", ["topics": ["alerts", "jobs", "printers"]])
+
+      // Two live readers on their own threads.
+      let readerSeqs = Mutex<[[UInt64]]>([[], []])
+      let ready = DispatchSemaphore(value: 0)
+      let finished = DispatchGroup()
+      let path = d.socketPath
+      for r in 0..<2 {
+        finished.enter()
+        Thread.detachNewThread {
+          defer { finished.leave() }
+          guard let c = try? LabelClient(socketPath: path) else { return }
+          _ = try? c.call("subscribe", ["topics": ["alerts"]])
+          ready.signal()
+          while true {
+            guard let n = try? c.nextNotification(timeout: 60), n.method == "alert",
+              let seq = n.params["seq"]?.intValue
+            else { return }
+            readerSeqs.withLock { $0[r].append(UInt64(seq)) }
+            if seq == total { return }
+          }
+        }
+      }
+      ready.wait()
+      ready.wait()
+
+      // The flood: raise and clear a fault, pipelined in batches.
+      let producer = try d.client()
+      var id = 0
+      for _ in 0..<(toggles / 100) {
+        var batch: [UInt8] = []
+        for _ in 0..<100 {
+          for fault in ["\"mediaEmpty\"", "null"] {
+            id += 1
+            batch += Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"printers.simulate","params":{"printer":"sim:zebra","fault":\#(fault)}}"#.utf8) + [0x0A]
+          }
+        }
+        try producer.sendRaw(batch)
+        for _ in 0..<200 { _ = try producer.readMessage() }
+      }
+      finished.wait()
+      let seqs = readerSeqs.withLock { $0 }
+      #expect(seqs[0] == Array(1...total))
+      #expect(seqs[1] == Array(1...total))
+
+      // The sleeper wakes up: what it finds is a prefix of the stream, then overflow, then EOF.
+      let lines = try sleeper.readUntilClosed()
+      let messages = try lines.map { try LabelJSON.decoder().decode(JSONValue.self, from: Data($0)) }
+      let last = try #require(messages.last)
+      #expect(last["method"] == "overflow")
+      let resumeFrom = UInt64(try #require(last["params"]?["seq"]?.intValue))
+      let received = messages.filter { $0["method"] == "alert" }.compactMap { $0["params"]?["seq"]?.intValue }.map(UInt64.init)
+      #expect(resumeFrom < total)
+      #expect(received == Array(1...resumeFrom))
+
+      // Resume: exactly the rest, no gap, no duplicate.
+      let again = try d.client()
+      let result = try again.call("subscribe", ["since": .int(Int(resumeFrom))], as: SubscribeResult.self)
+      #expect(result.gap == nil)
+      #expect(result.seq == total)
+      var rest: [UInt64] = []
+      while rest.count < Int(total - resumeFrom) {
+        let n = try again.waitFor("alert")
+        rest.append(UInt64(n["seq"]!.intValue!))
+      }
+      #expect(rest == Array((resumeFrom + 1)...total))
+    }
+  }
+}
