@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+import Foundation
+import LabelClient
+import LabelCore
+import Testing
+
+/// Job ownership from SO_PEERCRED, with a real second user: a tiny Python client run as
+/// `nobody` through `setpriv`. Needs root (CI runs as root); run `sudo make test` elsewhere.
+@Suite(.enabled(if: getuid() == 0, "needs root to connect as another uid (run the tests as root)"))
+struct PeerCredentialTests {
+  static let nobody: UInt32 = 65534
+
+  /// Sends each request line as `nobody` and returns the response lines.
+  static func asNobody(_ socket: String, _ requests: [JSONValue]) throws -> [JSONValue] {
+    let script = """
+      import socket, sys
+      s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile('rwb')
+      for line in sys.argv[2:]:
+          f.write(line.encode() + b'\\n'); f.flush(); sys.stdout.write(f.readline().decode())
+      """
+    let lines = try requests.map { String(decoding: try LabelJSON.encoder().encode($0), as: UTF8.self) }
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+    p.arguments = ["--reuid", "\(nobody)", "--regid", "\(nobody)", "--clear-groups",
+                   "/usr/bin/python3", "-c", script, socket] + lines
+    let out = Pipe()
+    p.standardOutput = out
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return try data.split(separator: 0x0A).map { try LabelJSON.decoder().decode(JSONValue.self, from: Data($0)) }
+  }
+
+  static func request(_ id: Int, _ method: String, _ params: JSONValue) -> JSONValue {
+    ["jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": params]
+  }
+
+  @Test func cancelRules_followTheJobOwnersUid() throws {
+    try withDaemon { d in
+      chmod(d.directory.path, 0o755)  // let nobody reach the socket
+      let root = try d.client()
+      // A paused printer keeps every job pending, so there is something to cancel.
+      try root.call("printers.simulate", ["printer": "sim:zebra", "fault": "paused"])
+      let doc: JSONValue = ["format": "native", "data": base64("^XA^XZ")]
+      let rootJob = try root.call("jobs.submit", ["printer": "sim:zebra", "document": doc], as: JobResult.self).job
+      #expect(rootJob.owner.uid == 0)
+
+      let replies = try Self.asNobody(d.socketPath, [
+        Self.request(1, "jobs.cancel", ["job": .int(rootJob.id)]),
+        Self.request(2, "jobs.submit", ["printer": "sim:zebra", "document": doc]),
+        Self.request(3, "jobs.submit", ["printer": "sim:zebra", "document": doc]),
+        Self.request(4, "jobs.cancel", ["job": .int(rootJob.id + 1)]),
+      ])
+      #expect(replies.count == 4)
+      // Someone else's job: 1005, naming the peer's uid; the job is untouched.
+      #expect(replies[0]["error"]?["code"] == 1005)
+      #expect(replies[0]["error"]?["data"] == ["uid": .int(Int(Self.nobody))])
+      #expect(try root.call("jobs.get", ["job": .int(rootJob.id)], as: JobResult.self).job.state == .pending)
+      // Its own jobs carry its uid, and it may cancel them.
+      #expect(replies[1]["result"]?["job"]?["owner"] == ["uid": .int(Int(Self.nobody))])
+      #expect(replies[3]["result"]?["job"]?["state"] == "canceled")
+      // Root may cancel anyone's job.
+      let other = try #require(replies[2]["result"]?["job"]?["id"]?.intValue)
+      let canceled = try root.call("jobs.cancel", ["job": .int(other)], as: JobResult.self).job
+      #expect(canceled.state == .canceled)
+      #expect(canceled.owner.uid == Self.nobody)
+    }
+  }
+}
