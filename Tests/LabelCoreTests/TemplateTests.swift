@@ -1,0 +1,65 @@
+import Foundation
+import LabelCore
+import Testing
+
+struct TemplateTests {
+  static let media = TemplateMedia(widthMM: 50, lengthMM: 25)
+
+  static func template(_ elements: [Element]) -> Template {
+    Template(name: "t", media: media, elements: elements)
+  }
+
+  @Test func validTemplate_passes_andListsItsFields() throws {
+    let t = Self.template([
+      .text(TextElement(x: 1, y: 1, width: 48, height: 6, text: "${name} ${price}")),
+      .barcode(BarcodeElement(x: 2, y: 8, symbology: .ean13, data: "${barcode}", height: 10)),
+      .box(BoxElement(x: 0, y: 0, width: 50, height: 25)),
+      .line(LineElement(x1: 0, y1: 20, x2: 50, y2: 20)),
+    ])
+    try t.validate()
+    #expect(t.referencedFields == ["name", "price", "barcode"])
+  }
+
+  @Test func elementsOutsideTheMedia_nameElementAndField() {
+    let cases: [(Element, String)] = [
+      (.text(TextElement(x: 51, y: 1, width: 1, height: 1, text: "x")), "elements[0].x"),
+      (.text(TextElement(x: 40, y: 1, width: 20, height: 1, text: "x")), "elements[0].width"),
+      (.text(TextElement(x: 1, y: 1, width: 0, height: 1, text: "x")), "elements[0].width"),
+      (.text(TextElement(x: 1, y: 1, width: 1, height: 1, text: "x", rotation: 45)), "elements[0].rotation"),
+      (.barcode(BarcodeElement(x: 1, y: 20, symbology: .code128, data: "A", height: 10)), "elements[0].height"),
+      (.barcode(BarcodeElement(x: 1, y: 1, symbology: .upca, data: "03600029145X", height: 5)), "elements[0].data"),
+      (.barcode(BarcodeElement(x: 1, y: 1, symbology: .code128, data: "Grüße", height: 5)), "elements[0].data"),
+      (.box(BoxElement(x: 1, y: -1, width: 1, height: 1)), "elements[0].y"),
+      (.line(LineElement(x1: 0, y1: 0, x2: 60, y2: 0)), "elements[0].x2"),
+    ]
+    for (element, field) in cases {
+      do {
+        try Self.template([element]).validate()
+        Issue.record("\(element) should not validate")
+      } catch {
+        #expect(error.field == field)
+      }
+    }
+  }
+
+  @Test func json_roundTripsWithTypeTags() throws {
+    let json = #"{"name":"t","media":{"widthMM":50,"lengthMM":25},"elements":[{"type":"text","x":1,"y":1,"width":10,"height":5,"text":"hi","weight":"bold"},{"type":"barcode","x":1,"y":8,"symbology":"qr","data":"x","height":10}]}"#
+    let t = try LabelJSON.decoder().decode(Template.self, from: Data(json.utf8))
+    #expect(t.elements.count == 2)
+    let again = try LabelJSON.decoder().decode(Template.self, from: LabelJSON.encoder().encode(t))
+    #expect(again == t)
+  }
+
+  @Test func unknownElementType_isADecodingErrorAtItsPath() {
+    let json = #"{"template":{"name":"t","media":{"widthMM":50,"lengthMM":25},"elements":[{"type":"circle"}]}}"#
+    struct Wrapper: Decodable { var template: Template }
+    do {
+      _ = try LabelJSON.decoder().decode(Wrapper.self, from: Data(json.utf8))
+      Issue.record("should fail")
+    } catch let e as DecodingError {
+      #expect(FieldError(e).field == "template.elements[0].type")
+    } catch {
+      Issue.record("unexpected \(error)")
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import LabelCore
+import Testing
+
+@testable import LabelDaemon
+
+struct AlertJournalTests {
+  static func fault(_ printer: String, _ reason: Reason, job: Int? = nil) -> Alert {
+    .printerError(PrinterErrorDetails(printer: printer, reason: reason, job: job, message: "m"))
+  }
+  static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+  @Test func oneSequence_activeSetKeyedById() throws {
+    var j = AlertJournal()
+    let a = try #require(j.raise(Self.fault("sim:a", .coverOpen), at: Self.t0))
+    #expect(j.raise(Self.fault("sim:a", .coverOpen), at: Self.t0) == nil)  // unchanged: no event
+    let b = try #require(j.raise(Self.fault("sim:a", .coverOpen, job: 3), at: Self.t0))
+    let save = Alert.saveError(SaveErrorDetails(entity: .product, key: "k", reason: .conflict, message: "m"))
+    let c = try #require(j.raise(save, at: Self.t0))
+    #expect([a.seq, b.seq, c.seq] == [1, 2, 3])
+    #expect(j.activeEvents.map(\.seq) == [2, 3])  // b replaced a
+    let cleared = try #require(j.clear(id: b.id, at: Self.t0))
+    #expect(cleared.state == .cleared && cleared.seq == 4)
+    #expect(j.clear(id: b.id, at: Self.t0) == nil)
+    let dismissed = try #require(j.dismiss(id: c.id, at: Self.t0))
+    #expect(dismissed.state == .dismissed && dismissed.seq == 5)
+    #expect(j.activeEvents.isEmpty)
+    #expect(j.events(since: 0).events.map(\.seq) == [1, 2, 3, 4, 5])
+  }
+
+  @Test func retentionByCount_reportsGap() {
+    var j = AlertJournal(maxCount: 3)
+    for i in 0..<6 {
+      _ = j.raise(Self.fault("sim:a", i % 2 == 0 ? .mediaEmpty : .mediaJam), at: Self.t0)
+    }
+    #expect(j.retainedCount == 3)
+    #expect(j.droppedThrough == 3)
+    let (events, gap) = j.events(since: 1)
+    #expect(gap)
+    #expect(events.map(\.seq) == [4, 5, 6])
+    #expect(j.events(since: 3).gap == false)
+    #expect(j.events(since: 5, limit: 10).events.map(\.seq) == [6])
+    #expect(j.events(since: 3, limit: 2).events.map(\.seq) == [4, 5])
+    #expect(j.events(since: 99).gap)  // from a sequence this journal never had
+  }
+
+  @Test func retentionByAge() {
+    var j = AlertJournal(maxCount: 100, maxAge: 60)
+    _ = j.raise(Self.fault("sim:a", .offline), at: Self.t0)
+    _ = j.raise(Self.fault("sim:b", .offline), at: Self.t0.addingTimeInterval(30))
+    _ = j.raise(Self.fault("sim:c", .offline), at: Self.t0.addingTimeInterval(90))
+    #expect(j.events(since: 0).events.map(\.seq) == [2, 3])
+    #expect(j.events(since: 0).gap)
+    // Retention drops history, never the active set.
+    #expect(j.activeEvents.count == 3)
+  }
+}
