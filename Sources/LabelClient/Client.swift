@@ -133,7 +133,7 @@ public final class LabelClient {
   public func readMessage() throws(ClientError) -> JSONValue {
     let line = try readLine()
     do {
-      return try LabelJSON.decoder().decode(JSONValue.self, from: Data(line))
+      return try JSONValue.parse(line)
     } catch {
       throw .protocolViolation("not JSON: \(String(decoding: line, as: UTF8.self))")
     }
@@ -183,11 +183,7 @@ public final class LabelClient {
   }
 
   private func encode(_ value: JSONValue) throws(ClientError) -> [UInt8] {
-    do {
-      return [UInt8](try LabelJSON.encoder().encode(value))
-    } catch {
-      throw .protocolViolation("cannot encode request: \(error)")
-    }
+    value.serialized()
   }
 
   private static func notification(_ message: JSONValue) -> Notification {

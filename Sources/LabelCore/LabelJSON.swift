@@ -17,11 +17,11 @@ public enum LabelJSON {
 
   /// Encodes `value` as a JSON value tree (for error data and generic plumbing).
   public static func value<T: Encodable>(_ value: T) throws -> JSONValue {
-    try decoder().decode(JSONValue.self, from: encoder().encode(value))
+    try JSONValue.parse([UInt8](encoder().encode(value)))
   }
 
   /// Decodes a typed value from a JSON value tree; a DecodingError names the field.
   public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-    try decoder().decode(type, from: encoder().encode(value))
+    try decoder().decode(type, from: Data(value.serialized()))
   }
 }

@@ -12,17 +12,24 @@ struct AlertJournalTests {
 
   @Test func oneSequence_activeSetKeyedById() throws {
     var j = AlertJournal()
-    let a = try #require(j.raise(Self.fault("sim:a", .coverOpen), at: Self.t0))
-    #expect(j.raise(Self.fault("sim:a", .coverOpen), at: Self.t0) == nil)  // unchanged: no event
-    let b = try #require(j.raise(Self.fault("sim:a", .coverOpen, job: 3), at: Self.t0))
+    let aResult = j.raise(Self.fault("sim:a", .coverOpen), at: Self.t0)
+    let a = try #require(aResult)
+    let repeated = j.raise(Self.fault("sim:a", .coverOpen), at: Self.t0)
+    #expect(repeated == nil)  // unchanged: no event
+    let bResult = j.raise(Self.fault("sim:a", .coverOpen, job: 3), at: Self.t0)
+    let b = try #require(bResult)
     let save = Alert.saveError(SaveErrorDetails(entity: .product, key: "k", reason: .conflict, message: "m"))
-    let c = try #require(j.raise(save, at: Self.t0))
+    let cResult = j.raise(save, at: Self.t0)
+    let c = try #require(cResult)
     #expect([a.seq, b.seq, c.seq] == [1, 2, 3])
     #expect(j.activeEvents.map(\.seq) == [2, 3])  // b replaced a
-    let cleared = try #require(j.clear(id: b.id, at: Self.t0))
+    let clearedResult = j.clear(id: b.id, at: Self.t0)
+    let cleared = try #require(clearedResult)
     #expect(cleared.state == .cleared && cleared.seq == 4)
-    #expect(j.clear(id: b.id, at: Self.t0) == nil)
-    let dismissed = try #require(j.dismiss(id: c.id, at: Self.t0))
+    let again = j.clear(id: b.id, at: Self.t0)
+    #expect(again == nil)
+    let dismissedResult = j.dismiss(id: c.id, at: Self.t0)
+    let dismissed = try #require(dismissedResult)
     #expect(dismissed.state == .dismissed && dismissed.seq == 5)
     #expect(j.activeEvents.isEmpty)
     #expect(j.events(since: 0).events.map(\.seq) == [1, 2, 3, 4, 5])

@@ -14,7 +14,10 @@ final class RecordingSubscriber: EventSubscriber, Sendable {
     subscriberID = id
     state.withLock { $0.budget = budget }
   }
-  func deliver(_ message: OutboundMessage) { state.withLock { $0.lines.append(message.bytes) } }
+  func deliver(_ message: OutboundMessage) {
+    guard !message.bytes.isEmpty else { return }  // as Connection does
+    state.withLock { $0.lines.append(message.bytes) }
+  }
   func subscribed(after seq: UInt64) { state.withLock { $0.after = seq } }
   var replayBudget: Int { state.withLock { $0.budget } }
   func setCatchingUp(_ c: Bool) { state.withLock { $0.catchingUp = c } }

@@ -31,9 +31,9 @@ final class Dispatcher: Sendable {
   func handle(_ line: [UInt8], peer: PeerCredentials, connection: Connection?) async -> [UInt8]? {
     let value: JSONValue
     do {
-      value = try LabelJSON.decoder().decode(JSONValue.self, from: Data(line))
+      value = try JSONValue.parse(line)
     } catch {
-      return Wire.error(id: nil, .parseError(Self.describe(error)))
+      return Wire.error(id: nil, .parseError(error.description))
     }
     guard case .object(let request) = value else {
       return Wire.error(id: nil, .invalidRequest("not a JSON-RPC object"))
@@ -103,13 +103,5 @@ final class Dispatcher: Sendable {
       HelloResult(
         server: LabelVersion.server, version: LabelVersion.version,
         protocol: LabelVersion.protocolVersion))
-  }
-
-  private static func describe(_ error: any Error) -> String {
-    if case DecodingError.dataCorrupted(let ctx) = error {
-      if let underlying = ctx.underlyingError { return "\(underlying)" }
-      return ctx.debugDescription
-    }
-    return "not valid JSON"
   }
 }

@@ -1,0 +1,149 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+import Foundation
+import LabelClient
+import LabelCore
+import LabelPOSIX
+import Synchronization
+
+// labeld-bench: starts a labeld binary in a temp dir and measures what issue #2 asks:
+// latency of printers.list and jobs.submit at 1/10/100 clients, one alert's fan-out to
+// 1,000 subscribers, and resident memory. Prints a Markdown report. Not run in CI.
+
+struct Bench {
+  var labeld = ".build/release/labeld"
+  var requests = 2000
+}
+
+var bench = Bench()
+var args = CommandLine.arguments.dropFirst()
+while let a = args.popFirst() {
+  switch a {
+  case "--labeld": bench.labeld = args.popFirst() ?? bench.labeld
+  case "--requests": bench.requests = Int(args.popFirst() ?? "") ?? bench.requests
+  default:
+    print("usage: labeld-bench [--labeld PATH] [--requests N]")
+    exit(64)
+  }
+}
+
+var nofile = rlimit()
+getrlimit(Int32(RLIMIT_NOFILE.rawValue), &nofile)
+nofile.rlim_cur = nofile.rlim_max
+setrlimit(Int32(RLIMIT_NOFILE.rawValue), &nofile)
+
+let dir = FileManager.default.temporaryDirectory.appendingPathComponent("labeld-bench-\(getpid())")
+try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+let socket = dir.appendingPathComponent("s.sock").path
+let daemon = Process()
+daemon.executableURL = URL(fileURLWithPath: bench.labeld)
+daemon.arguments = [
+  "--socket", socket, "--state-dir", dir.appendingPathComponent("state").path,
+  "--simulate", "zebra=zpl", "--simulate", "ql=brother-ql", "--log-level", "error",
+]
+try daemon.run()
+defer {
+  daemon.terminate()
+  daemon.waitUntilExit()
+  try? FileManager.default.removeItem(at: dir)
+}
+while (try? LabelClient(socketPath: socket)) == nil { usleep(2000) }
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+func rssKB(_ pid: Int32) -> Int {
+  let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+  for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+    return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+  }
+  return 0
+}
+
+func percentile(_ sorted: [UInt64], _ p: Double) -> Double {
+  guard !sorted.isEmpty else { return 0 }
+  let i = min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)
+  return Double(sorted[max(0, i)]) / 1e6
+}
+
+/// Runs `clients` threads, each with its own connection, making `perClient` calls of
+/// `method`; returns every call's latency (ns), sorted, and the wall time.
+func measure(_ method: String, _ params: JSONValue, clients: Int, total: Int) -> ([UInt64], Double) {
+  let perClient = max(1, total / clients)
+  let latencies = Mutex<[UInt64]>([])
+  let group = DispatchGroup()
+  let start = DispatchSemaphore(value: 0)
+  for _ in 0..<clients {
+    group.enter()
+    Thread.detachNewThread {
+      defer { group.leave() }
+      guard let c = try? LabelClient(socketPath: socket) else { return }
+      _ = try? c.call("hello")
+      start.wait()
+      var mine: [UInt64] = []
+      mine.reserveCapacity(perClient)
+      for _ in 0..<perClient {
+        let t = now()
+        _ = try? c.call(method, params)
+        mine.append(now() - t)
+      }
+      latencies.withLock { $0 += mine }
+    }
+  }
+  usleep(200_000)  // let every client connect before the clock starts
+  let t0 = now()
+  for _ in 0..<clients { start.signal() }
+  group.wait()
+  let wall = Double(now() - t0) / 1e9
+  return (latencies.withLock { $0 }.sorted(), wall)
+}
+
+var report = "| measurement | clients | calls | p50 ms | p99 ms | calls/s |\n|---|---:|---:|---:|---:|---:|\n"
+let idleRSS = rssKB(daemon.processIdentifier)
+let doc: JSONValue = ["format": "native", "data": .string(Data("^XA^FDbench^FS^XZ".utf8).base64EncodedString())]
+for (method, params) in [("printers.list", [:] as JSONValue), ("jobs.submit", ["printer": "sim:zebra", "document": doc])] {
+  for clients in [1, 10, 100] {
+    let (lat, wall) = measure(method, params, clients: clients, total: bench.requests)
+    report += "| \(method) | \(clients) | \(lat.count) | "
+      + String(format: "%.3f | %.3f | %.0f |\n", percentile(lat, 0.5), percentile(lat, 0.99), Double(lat.count) / wall)
+  }
+}
+
+// One alert to 1,000 subscribers: from sending printers.simulate to the last subscriber
+// reading the alert line (raw sockets, polled together from one thread).
+var subscribers: [Int32] = []
+for _ in 0..<1000 {
+  let fd = try UnixSocket.connect(path: socket)
+  let req = Array(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#.utf8) + [0x0A]
+  _ = req.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+  var buf = [UInt8](repeating: 0, count: 4096)
+  _ = read(fd, &buf, buf.count)  // the subscribe response
+  subscribers.append(fd)
+}
+let subscribedRSS = rssKB(daemon.processIdentifier)
+var fanout: [Double] = []
+let trigger = try LabelClient(socketPath: socket)
+for round in 0..<5 {
+  let t0 = now()
+  _ = try? trigger.call("printers.simulate", ["printer": "sim:ql", "fault": round % 2 == 0 ? "coverOpen" : nil])
+  var pending = Set(subscribers)
+  var fds = subscribers.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+  var buf = [UInt8](repeating: 0, count: 4096)
+  while !pending.isEmpty {
+    _ = poll(&fds, nfds_t(fds.count), 5000)
+    for i in fds.indices where fds[i].revents != 0 && pending.contains(fds[i].fd) {
+      if read(fds[i].fd, &buf, buf.count) > 0 { pending.remove(fds[i].fd) }
+      fds[i].revents = 0
+    }
+  }
+  fanout.append(Double(now() - t0) / 1e6)
+}
+for fd in subscribers { close(fd) }
+
+report += "\n| measurement | value |\n|---|---:|\n"
+report += String(format: "| one alert to 1,000 subscribers, median of 5 (ms) | %.2f |\n", fanout.sorted()[2])
+report += String(format: "| one alert to 1,000 subscribers, worst of 5 (ms) | %.2f |\n", fanout.max() ?? 0)
+report += "| idle RSS (MB) | \(String(format: "%.1f", Double(idleRSS) / 1024)) |\n"
+report += "| RSS with 1,000 subscribers (MB) | \(String(format: "%.1f", Double(subscribedRSS) / 1024)) |\n"
+print(report)
+

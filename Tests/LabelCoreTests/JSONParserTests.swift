@@ -1,0 +1,65 @@
+import Foundation
+import LabelCore
+import Testing
+
+struct JSONParserTests {
+  @Test(arguments: [
+    (#"{}"#, JSONValue.object([:])),
+    (#" [ ] "#, .array([])),
+    (#"{"a":[1,-2,3.5,-0.5e3,1E2],"b":{"c":null,"d":true,"e":false}}"#,
+     JSONValue.object([
+       "a": .array([1, -2, 3.5, -500.0, 100.0]), "b": .object(["c": nil, "d": true, "e": false]),
+     ])),
+    (#""a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00""#, .string("a\"\\/\u{8}\u{c}\n\r\té😀")),
+    (#""grüße ☃""#, .string("grüße ☃")),
+    (#"9223372036854775807"#, .int(Int.max)),
+    (#"92233720368547758070"#, .double(92233720368547758070)),
+  ])
+  func parses(text: String, expected: JSONValue) throws {
+    #expect(try JSONValue.parse(Array(text.utf8)) == expected)
+  }
+
+  @Test(arguments: [
+    #"{"a":1,}"#, "[1,]", "01", "-", "1.", "1e", ".5", "\"\u{01}\"", "tru", "nul", #"{"a" 1}"#, #"{a:1}"#,
+    #""\ud800""#, #""\udc00x""#, #""\x""#, "1 2", "", "   ", "[", #"{"a":"#, #""abc"#, "+1", "NaN",
+  ])
+  func rejects(text: String) {
+    #expect(throws: JSONParseError.self) { try JSONValue.parse(Array(text.utf8)) }
+  }
+
+  @Test func rejectsInvalidUTF8_andDeepNesting() {
+    #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
+    #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xED, 0xA0, 0x80, 0x22]) }
+    let deep = Array(repeating: UInt8(ascii: "["), count: 600) + Array(repeating: UInt8(ascii: "]"), count: 600)
+    #expect(throws: JSONParseError.self) { try JSONValue.parse(deep) }
+    let ok = Array(repeating: UInt8(ascii: "["), count: 500) + Array(repeating: UInt8(ascii: "]"), count: 500)
+    #expect(throws: Never.self) { try JSONValue.parse(ok) }
+  }
+
+  /// Random trees: serialize → parse is the identity, and Foundation reads our output the same.
+  @Test func randomTrees_roundTrip_andAgreeWithFoundation() throws {
+    func tree(_ depth: Int) -> JSONValue {
+      var rng = SystemRandomNumberGenerator()
+      switch Int.random(in: 0..<(depth > 3 ? 5 : 7), using: &rng) {
+      case 0: return .null
+      case 1: return .bool(Bool.random(using: &rng))
+      case 2: return .int(Int.random(in: -1_000_000_000_000...1_000_000_000_000, using: &rng))
+      case 3: return .double(Double.random(in: -1e6...1e6, using: &rng))
+      case 4:
+        let alphabet = Array("aZ09 \"\\\n\t\u{1}é😀/")
+        return .string(String((0..<Int.random(in: 0...8)).map { _ in alphabet.randomElement()! }))
+      case 5: return .array((0..<Int.random(in: 0...4)).map { _ in tree(depth + 1) })
+      default:
+        var o: [String: JSONValue] = [:]
+        for k in 0..<Int.random(in: 0...4, using: &rng) { o["k\(k)"] = tree(depth + 1) }
+        return .object(o)
+      }
+    }
+    for _ in 0..<300 {
+      let v = tree(0)
+      let bytes = v.serialized()
+      #expect(try JSONValue.parse(bytes) == v)
+      #expect(try LabelJSON.decoder().decode(JSONValue.self, from: Data(bytes)) == v)
+    }
+  }
+}
