@@ -68,7 +68,11 @@ func percentile(_ sorted: [UInt64], _ p: Double) -> Double {
 
 /// Runs `clients` threads, each with its own connection, making `perClient` calls of
 /// `method`; returns every call's latency (ns), sorted, and the wall time.
-func measure(_ method: String, _ params: JSONValue, clients: Int, total: Int) -> ([UInt64], Double) {
+/// With `interval` (seconds), each client paces itself to one call per interval (an
+/// offered load of clients / interval calls per second) instead of calling flat out.
+func measure(_ method: String, _ params: JSONValue, clients: Int, total: Int, interval: Double? = nil)
+  -> ([UInt64], Double)
+{
   let perClient = max(1, total / clients)
   let latencies = Mutex<[UInt64]>([])
   let group = DispatchGroup()
@@ -82,7 +86,13 @@ func measure(_ method: String, _ params: JSONValue, clients: Int, total: Int) ->
       start.wait()
       var mine: [UInt64] = []
       mine.reserveCapacity(perClient)
+      var next = now() + UInt64.random(in: 0...UInt64((interval ?? 0) * 1e9))
       for _ in 0..<perClient {
+        if let interval {
+          let t = now()
+          if next > t { usleep(UInt32((next - t) / 1000)) }
+          next += UInt64(interval * 1e9)
+        }
         let t = now()
         _ = try? c.call(method, params)
         mine.append(now() - t)
@@ -98,14 +108,20 @@ func measure(_ method: String, _ params: JSONValue, clients: Int, total: Int) ->
   return (latencies.withLock { $0 }.sorted(), wall)
 }
 
-var report = "| measurement | clients | calls | p50 ms | p99 ms | calls/s |\n|---|---:|---:|---:|---:|---:|\n"
+var report = "| measurement | clients | load | calls | p50 ms | p99 ms | calls/s |\n|---|---:|---|---:|---:|---:|---:|\n"
 let idleRSS = rssKB(daemon.processIdentifier)
 let doc: JSONValue = ["format": "native", "data": .string(Data("^XA^FDbench^FS^XZ".utf8).base64EncodedString())]
 for (method, params) in [("printers.list", [:] as JSONValue), ("jobs.submit", ["printer": "sim:zebra", "document": doc])] {
   for clients in [1, 10, 100] {
-    let (lat, wall) = measure(method, params, clients: clients, total: bench.requests)
-    report += "| \(method) | \(clients) | \(lat.count) | "
-      + String(format: "%.3f | %.3f | %.0f |\n", percentile(lat, 0.5), percentile(lat, 0.99), Double(lat.count) / wall)
+    // Flat out (closed loop: latency includes queueing behind the other clients), then
+    // paced at 10 calls/s per client (an open-loop offered load).
+    for interval in [nil, 0.1] as [Double?] {
+      let total = interval == nil ? bench.requests : min(bench.requests, clients * 30)
+      let (lat, wall) = measure(method, params, clients: clients, total: total, interval: interval)
+      let load = interval.map { "\(Int(Double(clients) / $0))/s offered" } ?? "flat out"
+      report += "| \(method) | \(clients) | \(load) | \(lat.count) | "
+        + String(format: "%.3f | %.3f | %.0f |\n", percentile(lat, 0.5), percentile(lat, 0.99), Double(lat.count) / wall)
+    }
   }
 }
 
