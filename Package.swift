@@ -21,7 +21,8 @@ let package = Package(
     .executableTarget(name: "labeld", dependencies: ["LabelDaemon", "LabelCore", "LabelPOSIX"]),
     .executableTarget(name: "labelctl", dependencies: ["LabelClient", "LabelCore", "LabelPOSIX"]),
     // `make bench`: latency, fan-out and memory of a running labeld (not part of CI).
-    .executableTarget(name: "labeld-bench", dependencies: ["LabelClient", "LabelCore", "LabelPOSIX"]),
+    .executableTarget(
+      name: "labeld-bench", dependencies: ["LabelClient", "LabelCore", "LabelPOSIX"]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
     .testTarget(name: "LabelDaemonTests", dependencies: ["LabelDaemon", "LabelCore"]),
     .testTarget(

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import Foundation
 import LabelCore
 import LabelPOSIX
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 /// Why a call did not produce a result.
 public enum ClientError: Error, Sendable, CustomStringConvertible {
@@ -64,7 +65,9 @@ public final class LabelClient {
   public func call(_ method: String, _ params: JSONValue = [:]) throws(ClientError) -> JSONValue {
     let id = nextID
     nextID += 1
-    let request: JSONValue = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": params]
+    let request: JSONValue = [
+      "jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": params,
+    ]
     try sendLine(encode(request))
     while true {
       let message = try readMessage()
@@ -73,7 +76,8 @@ public final class LabelClient {
         continue
       }
       guard message["id"] == .int(id) else {
-        throw .protocolViolation("response for id \(String(describing: message["id"])), expected \(id)")
+        throw .protocolViolation(
+          "response for id \(String(describing: message["id"])), expected \(id)")
       }
       if let error = message["error"] {
         guard let e = try? LabelJSON.decode(RPCError.self, from: error) else {
@@ -116,7 +120,9 @@ public final class LabelClient {
   public func sendRaw(_ bytes: [UInt8]) throws(ClientError) {
     var offset = 0
     while offset < bytes.count {
-      let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+      let n = bytes.withUnsafeBytes {
+        Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+      }
       if n < 0 {
         if errno == EINTR { continue }
         throw .closed

@@ -18,7 +18,9 @@ public struct FieldError: Error, Sendable, Equatable {
     func path(_ keys: [any CodingKey]) -> String {
       var out = ""
       for key in keys {
-        if let index = key.intValue, key.stringValue.hasPrefix("Index") || key.stringValue == "\(index)" {
+        if let index = key.intValue,
+          key.stringValue.hasPrefix("Index") || key.stringValue == "\(index)"
+        {
           out += "[\(index)]"
         } else {
           out += out.isEmpty ? key.stringValue : ".\(key.stringValue)"

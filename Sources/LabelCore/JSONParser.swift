@@ -64,7 +64,8 @@ extension JSONValue {
       case 0x0A: out += [0x5C, UInt8(ascii: "n")]
       case 0x0D: out += [0x5C, UInt8(ascii: "r")]
       case 0x09: out += [0x5C, UInt8(ascii: "t")]
-      case 0..<0x20: out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+      case 0..<0x20:
+        out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 15)]]
       default: out.append(byte)
       }
     }
@@ -116,7 +117,9 @@ private struct Parser {
     }
     while true {
       skipWhitespace()
-      guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+      guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else {
+        throw fail("expected a member name")
+      }
       let key = try string()
       skipWhitespace()
       guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
@@ -165,7 +168,8 @@ private struct Parser {
     while i < bytes.count {
       let b = bytes[i]
       if b == UInt8(ascii: "\"") {
-        guard let s = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+        guard
+          let s = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
         else { throw fail("invalid UTF-8 in string") }
         i += 1
         return s
@@ -179,7 +183,9 @@ private struct Parser {
       let b = bytes[i]
       switch b {
       case UInt8(ascii: "\""):
-        guard let s = String(validating: raw, as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
+        guard let s = String(validating: raw, as: UTF8.self) else {
+          throw fail("invalid UTF-8 in string")
+        }
         i += 1
         return s
       case UInt8(ascii: "\\"):
@@ -197,7 +203,8 @@ private struct Parser {
         case UInt8(ascii: "u"):
           var scalar = try hex4()
           if (0xD800..<0xDC00).contains(scalar) {
-            guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u")
+            guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"),
+              bytes[i + 1] == UInt8(ascii: "u")
             else { throw fail("unpaired surrogate") }
             i += 2
             let low = try hex4()

@@ -97,7 +97,8 @@ extension JSONValue: Codable {
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-  ExpressibleByBooleanLiteral, ExpressibleByFloatLiteral, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral,
+  ExpressibleByBooleanLiteral, ExpressibleByFloatLiteral, ExpressibleByDictionaryLiteral,
+  ExpressibleByArrayLiteral,
   ExpressibleByNilLiteral
 {
   public init(stringLiteral value: String) { self = .string(value) }

@@ -47,10 +47,12 @@ public struct HelloResult: Codable, Sendable, Equatable {
   }
 }
 
-public struct PrintersResult: Codable, Sendable { public var printers: [Printer]
+public struct PrintersResult: Codable, Sendable {
+  public var printers: [Printer]
   public init(printers: [Printer]) { self.printers = printers }
 }
-public struct PrinterResult: Codable, Sendable { public var printer: Printer
+public struct PrinterResult: Codable, Sendable {
+  public var printer: Printer
   public init(printer: Printer) { self.printer = printer }
 }
 public struct ProductSaveResult: Codable, Sendable {
@@ -61,19 +63,24 @@ public struct ProductSaveResult: Codable, Sendable {
     self.job = job
   }
 }
-public struct ProductResult: Codable, Sendable { public var product: Product
+public struct ProductResult: Codable, Sendable {
+  public var product: Product
   public init(product: Product) { self.product = product }
 }
-public struct ProductsResult: Codable, Sendable { public var products: [Product]
+public struct ProductsResult: Codable, Sendable {
+  public var products: [Product]
   public init(products: [Product]) { self.products = products }
 }
-public struct DeletedResult: Codable, Sendable { public var deleted: Bool
+public struct DeletedResult: Codable, Sendable {
+  public var deleted: Bool
   public init(deleted: Bool) { self.deleted = deleted }
 }
-public struct TemplatesResult: Codable, Sendable { public var templates: [Template]
+public struct TemplatesResult: Codable, Sendable {
+  public var templates: [Template]
   public init(templates: [Template]) { self.templates = templates }
 }
-public struct TemplateResult: Codable, Sendable { public var template: Template
+public struct TemplateResult: Codable, Sendable {
+  public var template: Template
   public init(template: Template) { self.template = template }
 }
 public struct RenderResult: Codable, Sendable {
@@ -90,16 +97,20 @@ public struct RenderResult: Codable, Sendable {
     self.height = height
   }
 }
-public struct JobResult: Codable, Sendable { public var job: Job
+public struct JobResult: Codable, Sendable {
+  public var job: Job
   public init(job: Job) { self.job = job }
 }
-public struct JobsResult: Codable, Sendable { public var jobs: [Job]
+public struct JobsResult: Codable, Sendable {
+  public var jobs: [Job]
   public init(jobs: [Job]) { self.jobs = jobs }
 }
-public struct AlertsResult: Codable, Sendable { public var alerts: [AlertEvent]
+public struct AlertsResult: Codable, Sendable {
+  public var alerts: [AlertEvent]
   public init(alerts: [AlertEvent]) { self.alerts = alerts }
 }
-public struct DismissResult: Codable, Sendable { public var dismissed: Bool
+public struct DismissResult: Codable, Sendable {
+  public var dismissed: Bool
   public init(dismissed: Bool) { self.dismissed = dismissed }
 }
 public struct SubscribeResult: Codable, Sendable {

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import Foundation
 import LabelCore
 import LabelPOSIX
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 /// How the daemon is set up: from the command line now, from labeld.conf later.
 public struct DaemonConfig: Sendable {
@@ -52,7 +53,8 @@ public final class Daemon: Sendable {
     }
     services = Services(
       channel: channel, printers: registry, products: ProductStore(), templates: TemplateStore(),
-      jobs: JobService(jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
+      jobs: JobService(
+        jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
       renderer: LabelRenderer(), saveErrors: saveErrors, log: log)
 
     let (fd, owned) = try Self.listeningSocket(config.socketPath, log: log)

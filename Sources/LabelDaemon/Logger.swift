@@ -1,7 +1,8 @@
+import Synchronization
+
 #if canImport(Glibc)
   @preconcurrency import Glibc
 #endif
-import Synchronization
 
 /// Log levels with their syslog priorities, so `journalctl -p` filters work.
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable {

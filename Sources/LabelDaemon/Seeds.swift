@@ -32,6 +32,7 @@ struct Seeds {
         }
       }
     }
-    log.info("seeded \(loadedProducts) product(s) and \(loadedTemplates) template(s) from \(directory)")
+    log.info(
+      "seeded \(loadedProducts) product(s) and \(loadedTemplates) template(s) from \(directory)")
   }
 }

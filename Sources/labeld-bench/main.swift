@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import Foundation
 import LabelClient
 import LabelCore
 import LabelPOSIX
 import Synchronization
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 // labeld-bench: starts a labeld binary in a temp dir and measures what issue #2 asks:
 // latency of printers.list and jobs.submit at 1/10/100 clients, one alert's fan-out to
@@ -70,7 +71,9 @@ func percentile(_ sorted: [UInt64], _ p: Double) -> Double {
 /// `method`; returns every call's latency (ns), sorted, and the wall time.
 /// With `interval` (seconds), each client paces itself to one call per interval (an
 /// offered load of clients / interval calls per second) instead of calling flat out.
-func measure(_ method: String, _ params: JSONValue, clients: Int, total: Int, interval: Double? = nil)
+func measure(
+  _ method: String, _ params: JSONValue, clients: Int, total: Int, interval: Double? = nil
+)
   -> ([UInt64], Double)
 {
   let perClient = max(1, total / clients)
@@ -108,10 +111,15 @@ func measure(_ method: String, _ params: JSONValue, clients: Int, total: Int, in
   return (latencies.withLock { $0 }.sorted(), wall)
 }
 
-var report = "| measurement | clients | load | calls | p50 ms | p99 ms | calls/s |\n|---|---:|---|---:|---:|---:|---:|\n"
+var report =
+  "| measurement | clients | load | calls | p50 ms | p99 ms | calls/s |\n|---|---:|---|---:|---:|---:|---:|\n"
 let idleRSS = rssKB(daemon.processIdentifier)
-let doc: JSONValue = ["format": "native", "data": .string(Data("^XA^FDbench^FS^XZ".utf8).base64EncodedString())]
-for (method, params) in [("printers.list", [:] as JSONValue), ("jobs.submit", ["printer": "sim:zebra", "document": doc])] {
+let doc: JSONValue = [
+  "format": "native", "data": .string(Data("^XA^FDbench^FS^XZ".utf8).base64EncodedString()),
+]
+for (method, params) in [
+  ("printers.list", [:] as JSONValue), ("jobs.submit", ["printer": "sim:zebra", "document": doc]),
+] {
   for clients in [1, 10, 100] {
     // Flat out (closed loop: latency includes queueing behind the other clients), then
     // paced at 10 calls/s per client (an open-loop offered load).
@@ -119,8 +127,11 @@ for (method, params) in [("printers.list", [:] as JSONValue), ("jobs.submit", ["
       let total = interval == nil ? bench.requests : min(bench.requests, clients * 30)
       let (lat, wall) = measure(method, params, clients: clients, total: total, interval: interval)
       let load = interval.map { "\(Int(Double(clients) / $0))/s offered" } ?? "flat out"
-      report += "| \(method) | \(clients) | \(load) | \(lat.count) | "
-        + String(format: "%.3f | %.3f | %.0f |\n", percentile(lat, 0.5), percentile(lat, 0.99), Double(lat.count) / wall)
+      report +=
+        "| \(method) | \(clients) | \(load) | \(lat.count) | "
+        + String(
+          format: "%.3f | %.3f | %.0f |\n", percentile(lat, 0.5), percentile(lat, 0.99),
+          Double(lat.count) / wall)
     }
   }
 }
@@ -141,7 +152,8 @@ var fanout: [Double] = []
 let trigger = try LabelClient(socketPath: socket)
 for round in 0..<5 {
   let t0 = now()
-  _ = try? trigger.call("printers.simulate", ["printer": "sim:ql", "fault": round % 2 == 0 ? "coverOpen" : nil])
+  _ = try? trigger.call(
+    "printers.simulate", ["printer": "sim:ql", "fault": round % 2 == 0 ? "coverOpen" : nil])
   var pending = Set(subscribers)
   var fds = subscribers.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
   var buf = [UInt8](repeating: 0, count: 4096)
@@ -157,9 +169,11 @@ for round in 0..<5 {
 for fd in subscribers { close(fd) }
 
 report += "\n| measurement | value |\n|---|---:|\n"
-report += String(format: "| one alert to 1,000 subscribers, median of 5 (ms) | %.2f |\n", fanout.sorted()[2])
-report += String(format: "| one alert to 1,000 subscribers, worst of 5 (ms) | %.2f |\n", fanout.max() ?? 0)
+report += String(
+  format: "| one alert to 1,000 subscribers, median of 5 (ms) | %.2f |\n", fanout.sorted()[2])
+report += String(
+  format: "| one alert to 1,000 subscribers, worst of 5 (ms) | %.2f |\n", fanout.max() ?? 0)
 report += "| idle RSS (MB) | \(String(format: "%.1f", Double(idleRSS) / 1024)) |\n"
-report += "| RSS with 1,000 subscribers (MB) | \(String(format: "%.1f", Double(subscribedRSS) / 1024)) |\n"
+report +=
+  "| RSS with 1,000 subscribers (MB) | \(String(format: "%.1f", Double(subscribedRSS) / 1024)) |\n"
 print(report)
-

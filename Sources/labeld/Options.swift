@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import LabelCore
 import LabelDaemon
 import LabelPOSIX
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 /// labeld's command line.
 struct Options {
@@ -59,7 +60,9 @@ struct Options {
     func integer(_ flag: String, _ range: ClosedRange<Int>) throws(SpecError) -> Int {
       let text = try value(flag)
       guard let n = Int(text), range.contains(n) else {
-        throw SpecError("\(flag) must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
+        throw SpecError(
+          "\(flag) must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(text)\""
+        )
       }
       return n
     }
@@ -68,8 +71,10 @@ struct Options {
       // Accept --flag=value as well as --flag value.
       if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
         let flag = String(arg[..<eq])
-        if ["--socket", "--state-dir", "--simulate", "--seed", "--max-message-bytes",
-            "--max-queued-messages", "--alert-retention", "--log-level"].contains(flag) {
+        if [
+          "--socket", "--state-dir", "--simulate", "--seed", "--max-message-bytes",
+          "--max-queued-messages", "--alert-retention", "--log-level",
+        ].contains(flag) {
           var rest = args
           rest[i] = String(arg[arg.index(after: eq)...])
           rest.insert(flag, at: i)

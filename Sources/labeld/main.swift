@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import Dispatch
 import LabelCore
 import LabelDaemon
 import LabelPOSIX
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 // A client that disconnects mid-write must not kill the daemon.
 signal(SIGPIPE, SIG_IGN)

@@ -21,7 +21,11 @@ import Testing
 
       let doc = "^XA^FO20,20^A0N,30,30^FDMilk^FS^XZ"
       let job = try c.call(
-        "jobs.submit", ["printer": "sim:zebra", "copies": 3, "document": ["format": "native", "data": base64(doc)]],
+        "jobs.submit",
+        [
+          "printer": "sim:zebra", "copies": 3,
+          "document": ["format": "native", "data": base64(doc)],
+        ],
         as: JobResult.self
       ).job
       #expect(job.state == .pending)
@@ -34,10 +38,12 @@ import Testing
       }
       #expect(details.job == job.id)
       #expect(details.reason == .mediaEmpty)
-      let printer = try c.call("printers.get", ["printer": "sim:zebra"], as: PrinterResult.self).printer
+      let printer = try c.call("printers.get", ["printer": "sim:zebra"], as: PrinterResult.self)
+        .printer
       #expect(printer.state == .stopped)
       #expect(printer.reasons == [.mediaEmpty])
-      #expect(try c.call("jobs.get", ["job": .int(job.id)], as: JobResult.self).job.state == .pending)
+      #expect(
+        try c.call("jobs.get", ["job": .int(job.id)], as: JobResult.self).job.state == .pending)
       #expect(d.simOutput("zebra", job: job.id, ext: "zpl") == nil)
 
       try c.call("printers.simulate", ["printer": "sim:zebra", "fault": nil])
@@ -60,7 +66,8 @@ import Testing
       // One flow of an Add/Edit Product screen: the printer fails, then the save fails.
       try app.call("printers.simulate", ["printer": "sim:ql", "fault": "coverOpen"])
       let saveError = app.error(
-        "products.save", ["product": ["sku": "4006381333931", "name": "Pen 2"], "expectedVersion": 0])
+        "products.save",
+        ["product": ["sku": "4006381333931", "name": "Pen 2"], "expectedVersion": 0])
       #expect(saveError?.code == 1004)
       for s in subscribers {
         let a = try Self.alert(try s.waitFor("alert"))
@@ -82,9 +89,11 @@ import Testing
       let w = try d.client()
       try w.call("subscribe")
       try c.call("products.save", ["product": ["sku": "K", "name": "Kettle"]])
-      _ = c.error("products.save", ["product": ["sku": "K", "name": "Kettle"], "expectedVersion": 3])
+      _ = c.error(
+        "products.save", ["product": ["sku": "K", "name": "Kettle"], "expectedVersion": 3])
       #expect(try Self.alert(try w.waitFor("alert")).state == .active)
-      let saved = try c.call("products.save", ["product": ["sku": "K", "name": "Kettle"], "expectedVersion": 1])
+      let saved = try c.call(
+        "products.save", ["product": ["sku": "K", "name": "Kettle"], "expectedVersion": 1])
       #expect(saved["product"]?["version"] == 2)
       let cleared = try Self.alert(try w.waitFor("alert"))
       #expect(cleared.state == .cleared)
@@ -165,7 +174,8 @@ import Testing
       try w.call("subscribe", ["topics": ["alerts", "jobs"]])
       try c.call("printers.simulate", ["printer": "sim:ql", "fault": "jobRejected"])
       let job = try c.call(
-        "jobs.submit", ["printer": "sim:ql", "document": ["format": "native", "data": base64("raster")]],
+        "jobs.submit",
+        ["printer": "sim:ql", "document": ["format": "native", "data": base64("raster")]],
         as: JobResult.self
       ).job
       let aborted = try w.waitFor("job") { $0["state"] == "aborted" }

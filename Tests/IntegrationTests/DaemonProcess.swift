@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import Foundation
 import LabelClient
 import LabelCore
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 /// The built `labeld` binary running in a fresh temp dir with its own socket: each test
 /// gets its own, so tests run in parallel without sharing anything.
@@ -34,14 +35,18 @@ final class DaemonProcess: @unchecked Sendable {
   /// A fresh, short temp dir (socket paths are limited to 107 bytes).
   static func makeTempDirectory() -> URL {
     var template = Array("/tmp/labeld-test-XXXXXX".utf8CString)
-    let path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    let path = template.withUnsafeMutableBufferPointer {
+      String(cString: mkdtemp($0.baseAddress!)!)
+    }
     return URL(fileURLWithPath: path, isDirectory: true)
   }
 
   /// Starts labeld with `arguments` (socket and state dir are added) and waits until it
   /// accepts connections.
-  init(_ arguments: [String] = ["--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"],
-       directory: URL? = nil) throws {
+  init(
+    _ arguments: [String] = ["--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"],
+    directory: URL? = nil
+  ) throws {
     self.directory = directory ?? Self.makeTempDirectory()
     socketPath = self.directory.appendingPathComponent("labeld.sock").path
     stateDirectory = self.directory.appendingPathComponent("state", isDirectory: true)

@@ -11,7 +11,10 @@ import Testing
       for (method, params) in [
         ("printers.get", ["printer": "sim:nope"] as JSONValue),
         ("printers.simulate", ["printer": "usb:0000:0000:X", "fault": nil]),
-        ("jobs.submit", ["printer": "cups:missing", "document": ["format": "native", "data": base64("x")]]),
+        (
+          "jobs.submit",
+          ["printer": "cups:missing", "document": ["format": "native", "data": base64("x")]]
+        ),
         ("jobs.list", ["printer": "sim:nope"]),
       ] {
         let e = try #require(c.error(method, params))
@@ -25,7 +28,9 @@ import Testing
     try withDaemon(["--simulate", "off=zpl,accepting=no"]) { d in
       let c = try d.client()
       let e = try #require(
-        c.error("jobs.submit", ["printer": "sim:off", "document": ["format": "native", "data": base64("^XA^XZ")]]))
+        c.error(
+          "jobs.submit",
+          ["printer": "sim:off", "document": ["format": "native", "data": base64("^XA^XZ")]]))
       #expect(e.code == 1002)
       #expect(e.data?["printer"] == "sim:off")
       #expect(e.data?["reason"]?.stringValue?.isEmpty == false)
@@ -77,8 +82,15 @@ import Testing
         ("products.get", ["sku": "ghost"], "product", "ghost"),
         ("products.delete", ["sku": "ghost"], "product", "ghost"),
         ("templates.get", ["name": "nope"], "template", "nope"),
-        ("labels.render", ["template": "nope", "data": [:], "language": "zpl", "format": "native"], "template", "nope"),
-        ("jobs.submit", ["printer": "sim:zebra", "template": "nope", "data": [:]], "template", "nope"),
+        (
+          "labels.render",
+          ["template": "nope", "data": [:], "language": "zpl", "format": "native"], "template",
+          "nope"
+        ),
+        (
+          "jobs.submit", ["printer": "sim:zebra", "template": "nope", "data": [:]], "template",
+          "nope"
+        ),
       ]
       for (method, params, entity, key) in cases {
         let e = try #require(c.error(method, params))
@@ -92,13 +104,29 @@ import Testing
     try withDaemon { d in
       let c = try d.client()
       try c.call("templates.save", ["template": Fixtures.shelfTemplate])
-      try c.call("products.save", ["product": ["sku": "S1", "name": "Soap", "barcode": "4006381333931"]])
+      try c.call(
+        "products.save", ["product": ["sku": "S1", "name": "Soap", "barcode": "4006381333931"]])
       let cases: [(String, JSONValue)] = [
         ("jobs.submit", ["printer": "sim:zebra", "template": "shelf", "sku": "S1"]),
-        ("jobs.submit", ["printer": "sim:ql", "document": ["format": "png", "data": base64("\u{89}PNG")]]),
-        ("labels.render", ["template": "shelf", "sku": "S1", "printer": "sim:zebra", "format": "native"]),
-        ("labels.render", ["template": "shelf", "sku": "S1", "language": "brother-ql", "format": "png"]),
-        ("products.save", ["product": ["sku": "S2", "name": "Brush", "barcode": "4006381333931"], "print": ["printer": "sim:zebra", "template": "shelf"]]),
+        (
+          "jobs.submit",
+          ["printer": "sim:ql", "document": ["format": "png", "data": base64("\u{89}PNG")]]
+        ),
+        (
+          "labels.render",
+          ["template": "shelf", "sku": "S1", "printer": "sim:zebra", "format": "native"]
+        ),
+        (
+          "labels.render",
+          ["template": "shelf", "sku": "S1", "language": "brother-ql", "format": "png"]
+        ),
+        (
+          "products.save",
+          [
+            "product": ["sku": "S2", "name": "Brush", "barcode": "4006381333931"],
+            "print": ["printer": "sim:zebra", "template": "shelf"],
+          ]
+        ),
       ]
       for (method, params) in cases {
         let e = try #require(c.error(method, params))
@@ -124,25 +152,87 @@ import Testing
         ("jobs.submit", ["printer": "sim:zebra", "copies": 1000, "document": doc], "copies"),
         ("jobs.submit", ["printer": "sim:zebra", "copies": 1.5, "document": doc], "copies"),
         ("jobs.submit", ["printer": "sim:zebra"], "document"),
-        ("jobs.submit", ["printer": "sim:zebra", "document": ["format": "pdf", "data": "eA=="]], "document.format"),
-        ("jobs.submit", ["printer": "sim:zebra", "document": ["format": "native", "data": "!!!"]], "document.data"),
-        ("jobs.submit", ["printer": "sim:zebra", "document": ["format": "native", "data": ""]], "document.data"),
-        ("jobs.submit", ["printer": "sim:zebra", "document": ["format": "native"]], "document.data"),
+        (
+          "jobs.submit", ["printer": "sim:zebra", "document": ["format": "pdf", "data": "eA=="]],
+          "document.format"
+        ),
+        (
+          "jobs.submit",
+          ["printer": "sim:zebra", "document": ["format": "native", "data": "!!!"]], "document.data"
+        ),
+        (
+          "jobs.submit", ["printer": "sim:zebra", "document": ["format": "native", "data": ""]],
+          "document.data"
+        ),
+        (
+          "jobs.submit", ["printer": "sim:zebra", "document": ["format": "native"]], "document.data"
+        ),
         ("jobs.get", ["job": "seven"], "job"),
         ("jobs.list", ["states": ["printing"]], "states[0]"),
         ("products.save", [:], "product"),
         ("products.save", ["product": ["sku": "X"]], "product.name"),
         ("products.save", ["product": ["sku": "", "name": "Y"]], "product.sku"),
-        ("products.save", ["product": ["sku": "X", "name": "Y", "barcode": "4006381333932"]], "product.barcode"),
-        ("products.save", ["product": ["sku": "X", "name": "Y", "barcode": "12345"]], "product.barcode"),
-        ("products.save", ["product": ["sku": "X", "name": "Y", "price": "cheap"]], "product.price"),
-        ("products.save", ["product": ["sku": "X", "name": "Y"], "expectedVersion": -1], "expectedVersion"),
-        ("templates.save", ["template": ["name": "t", "media": ["widthMM": 50, "lengthMM": 25], "elements": [["type": "text", "x": 60, "y": 1, "width": 5, "height": 5, "text": "hi"]]]], "template.elements[0].x"),
-        ("templates.save", ["template": ["name": "t", "media": ["widthMM": 50, "lengthMM": 25], "elements": [["type": "barcode", "x": 1, "y": 1, "height": 10, "symbology": "ean13", "data": "123"]]]], "template.elements[0].data"),
-        ("templates.save", ["template": ["name": "t", "media": ["widthMM": 50, "lengthMM": 25], "elements": [["type": "circle"]]]], "template.elements[0].type"),
-        ("templates.save", ["template": ["name": "t", "media": ["widthMM": 50], "elements": []]], "template.media.lengthMM"),
-        ("labels.render", ["template": "t", "data": [:], "format": "pdf", "language": "zpl"], "format"),
-        ("labels.render", ["template": "t", "data": [:], "format": "png", "language": "escpos"], "language"),
+        (
+          "products.save", ["product": ["sku": "X", "name": "Y", "barcode": "4006381333932"]],
+          "product.barcode"
+        ),
+        (
+          "products.save", ["product": ["sku": "X", "name": "Y", "barcode": "12345"]],
+          "product.barcode"
+        ),
+        (
+          "products.save", ["product": ["sku": "X", "name": "Y", "price": "cheap"]], "product.price"
+        ),
+        (
+          "products.save", ["product": ["sku": "X", "name": "Y"], "expectedVersion": -1],
+          "expectedVersion"
+        ),
+        (
+          "templates.save",
+          [
+            "template": [
+              "name": "t", "media": ["widthMM": 50, "lengthMM": 25],
+              "elements": [
+                ["type": "text", "x": 60, "y": 1, "width": 5, "height": 5, "text": "hi"]
+              ],
+            ]
+          ], "template.elements[0].x"
+        ),
+        (
+          "templates.save",
+          [
+            "template": [
+              "name": "t", "media": ["widthMM": 50, "lengthMM": 25],
+              "elements": [
+                [
+                  "type": "barcode", "x": 1, "y": 1, "height": 10, "symbology": "ean13",
+                  "data": "123",
+                ]
+              ],
+            ]
+          ], "template.elements[0].data"
+        ),
+        (
+          "templates.save",
+          [
+            "template": [
+              "name": "t", "media": ["widthMM": 50, "lengthMM": 25],
+              "elements": [["type": "circle"]],
+            ]
+          ], "template.elements[0].type"
+        ),
+        (
+          "templates.save", ["template": ["name": "t", "media": ["widthMM": 50], "elements": []]],
+          "template.media.lengthMM"
+        ),
+        (
+          "labels.render", ["template": "t", "data": [:], "format": "pdf", "language": "zpl"],
+          "format"
+        ),
+        (
+          "labels.render", ["template": "t", "data": [:], "format": "png", "language": "escpos"],
+          "language"
+        ),
         ("subscribe", ["topics": ["weather"]], "topics[0]"),
         ("subscribe", ["since": -3], "since"),
         ("alerts.dismiss", [:], "id"),

@@ -60,7 +60,8 @@ import Testing
     try withDaemon { d in
       let c = try d.client()
       // Default limit: 1 MiB not counting the newline. One byte more is too large.
-      var huge = Array("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\",\"params\":{\"client\":\"".utf8)
+      var huge = Array(
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\",\"params\":{\"client\":\"".utf8)
       huge += [UInt8](repeating: 0x61, count: (1 << 20) - huge.count - 2)
       huge += Array("\"}}".utf8)
       #expect(huge.count == (1 << 20) + 1)
@@ -78,7 +79,8 @@ import Testing
   @Test func lineExactlyAtTheLimit_isServed() throws {
     try withDaemon { d in
       let c = try d.client()
-      var line = Array("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\",\"params\":{\"client\":\"".utf8)
+      var line = Array(
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\",\"params\":{\"client\":\"".utf8)
       line += [UInt8](repeating: 0x62, count: (1 << 20) - line.count - 3)
       line += Array("\"}}".utf8)
       #expect(line.count == 1 << 20)
@@ -99,7 +101,8 @@ import Testing
   @Test func requestWithoutID_isExecutedButNeverAnswered() throws {
     try withDaemon { d in
       let c = try d.client()
-      let save = #"{"jsonrpc":"2.0","method":"products.save","params":{"product":{"sku":"N1","name":"Quiet"}}}"#
+      let save =
+        #"{"jsonrpc":"2.0","method":"products.save","params":{"product":{"sku":"N1","name":"Quiet"}}}"#
       try c.sendLine(Array(save.utf8))
       // Even a failing notification gets no answer.
       try c.sendLine(Array(#"{"jsonrpc":"2.0","method":"no.such.method"}"#.utf8))
@@ -118,7 +121,8 @@ import Testing
       for i in 0..<50 {
         // Mix ids of both kinds and methods of different cost.
         let id = i % 2 == 0 ? "\(i)" : "\"r\(i)\""
-        batch += Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"\#(methods[i % 5])"}"#.utf8) + [0x0A]
+        batch +=
+          Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"\#(methods[i % 5])"}"#.utf8) + [0x0A]
       }
       try c.sendRaw(batch)
       for i in 0..<50 {

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import Dispatch
 import Foundation
 import LabelClient
 import LabelCore
 import Synchronization
 import Testing
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 /// Many clients at once, and a client that never reads: outcomes, not timings.
 @Suite struct LoadTests {
@@ -15,7 +16,10 @@ import Testing
       let clients = try (0..<500).map { _ in try d.client() }
       // Every connection holds a request in flight at the same time...
       for (i, c) in clients.enumerated() {
-        try c.sendLine(Array(#"{"jsonrpc":"2.0","id":\#(i),"method":"subscribe","params":{"topics":["alerts"]}}"#.utf8))
+        try c.sendLine(
+          Array(
+            #"{"jsonrpc":"2.0","id":\#(i),"method":"subscribe","params":{"topics":["alerts"]}}"#
+              .utf8))
       }
       // ...and each gets its own answer.
       for (i, c) in clients.enumerated() {
@@ -41,7 +45,8 @@ import Testing
           let c = try LabelClient(socketPath: path)
           for i in 0..<50 {
             let sku = "T\(t)-\(i)"
-            let saved = try c.call("products.save", ["product": ["sku": .string(sku), "name": "Thread item"]])
+            let saved = try c.call(
+              "products.save", ["product": ["sku": .string(sku), "name": "Thread item"]])
             let got = try c.call("products.get", ["sku": .string(sku)])
             if saved["product"] != got["product"] { failures.withLock { $0.append(sku) } }
           }
@@ -97,7 +102,10 @@ import Testing
         for _ in 0..<100 {
           for fault in ["\"mediaEmpty\"", "null"] {
             id += 1
-            batch += Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"printers.simulate","params":{"printer":"sim:zebra","fault":\#(fault)}}"#.utf8) + [0x0A]
+            batch +=
+              Array(
+                #"{"jsonrpc":"2.0","id":\#(id),"method":"printers.simulate","params":{"printer":"sim:zebra","fault":\#(fault)}}"#
+                  .utf8) + [0x0A]
           }
         }
         try producer.sendRaw(batch)
@@ -110,17 +118,22 @@ import Testing
 
       // The sleeper wakes up: what it finds is a prefix of the stream, then overflow, then EOF.
       let lines = try sleeper.readUntilClosed()
-      let messages = try lines.map { try LabelJSON.decoder().decode(JSONValue.self, from: Data($0)) }
+      let messages = try lines.map {
+        try LabelJSON.decoder().decode(JSONValue.self, from: Data($0))
+      }
       let last = try #require(messages.last)
       #expect(last["method"] == "overflow")
       let resumeFrom = UInt64(try #require(last["params"]?["seq"]?.intValue))
-      let received = messages.filter { $0["method"] == "alert" }.compactMap { $0["params"]?["seq"]?.intValue }.map(UInt64.init)
+      let received = messages.filter { $0["method"] == "alert" }.compactMap {
+        $0["params"]?["seq"]?.intValue
+      }.map(UInt64.init)
       #expect(resumeFrom < total)
       #expect(received == Array(1...resumeFrom))
 
       // Resume: exactly the rest, no gap, no duplicate.
       let again = try d.client()
-      let result = try again.call("subscribe", ["since": .int(Int(resumeFrom))], as: SubscribeResult.self)
+      let result = try again.call(
+        "subscribe", ["since": .int(Int(resumeFrom))], as: SubscribeResult.self)
       #expect(result.gap == nil)
       #expect(result.seq == total)
       var rest: [UInt64] = []

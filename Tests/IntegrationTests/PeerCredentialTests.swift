@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import Foundation
 import LabelClient
 import LabelCore
 import Testing
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 /// Job ownership from SO_PEERCRED, with a real second user: a tiny Python client run as
 /// `nobody` through `setpriv`. Needs root (CI runs as root); run `sudo make test` elsewhere.
@@ -20,17 +21,24 @@ struct PeerCredentialTests {
       for line in sys.argv[2:]:
           f.write(line.encode() + b'\\n'); f.flush(); sys.stdout.write(f.readline().decode())
       """
-    let lines = try requests.map { String(decoding: try LabelJSON.encoder().encode($0), as: UTF8.self) }
+    let lines = try requests.map {
+      String(decoding: try LabelJSON.encoder().encode($0), as: UTF8.self)
+    }
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-    p.arguments = ["--reuid", "\(nobody)", "--regid", "\(nobody)", "--clear-groups",
-                   "/usr/bin/python3", "-c", script, socket] + lines
+    p.arguments =
+      [
+        "--reuid", "\(nobody)", "--regid", "\(nobody)", "--clear-groups",
+        "/usr/bin/python3", "-c", script, socket,
+      ] + lines
     let out = Pipe()
     p.standardOutput = out
     try p.run()
     let data = out.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
-    return try data.split(separator: 0x0A).map { try LabelJSON.decoder().decode(JSONValue.self, from: Data($0)) }
+    return try data.split(separator: 0x0A).map {
+      try LabelJSON.decoder().decode(JSONValue.self, from: Data($0))
+    }
   }
 
   static func request(_ id: Int, _ method: String, _ params: JSONValue) -> JSONValue {
@@ -44,20 +52,26 @@ struct PeerCredentialTests {
       // A paused printer keeps every job pending, so there is something to cancel.
       try root.call("printers.simulate", ["printer": "sim:zebra", "fault": "paused"])
       let doc: JSONValue = ["format": "native", "data": base64("^XA^XZ")]
-      let rootJob = try root.call("jobs.submit", ["printer": "sim:zebra", "document": doc], as: JobResult.self).job
+      let rootJob = try root.call(
+        "jobs.submit", ["printer": "sim:zebra", "document": doc], as: JobResult.self
+      ).job
       #expect(rootJob.owner.uid == 0)
 
-      let replies = try Self.asNobody(d.socketPath, [
-        Self.request(1, "jobs.cancel", ["job": .int(rootJob.id)]),
-        Self.request(2, "jobs.submit", ["printer": "sim:zebra", "document": doc]),
-        Self.request(3, "jobs.submit", ["printer": "sim:zebra", "document": doc]),
-        Self.request(4, "jobs.cancel", ["job": .int(rootJob.id + 1)]),
-      ])
+      let replies = try Self.asNobody(
+        d.socketPath,
+        [
+          Self.request(1, "jobs.cancel", ["job": .int(rootJob.id)]),
+          Self.request(2, "jobs.submit", ["printer": "sim:zebra", "document": doc]),
+          Self.request(3, "jobs.submit", ["printer": "sim:zebra", "document": doc]),
+          Self.request(4, "jobs.cancel", ["job": .int(rootJob.id + 1)]),
+        ])
       #expect(replies.count == 4)
       // Someone else's job: 1005, naming the peer's uid; the job is untouched.
       #expect(replies[0]["error"]?["code"] == 1005)
       #expect(replies[0]["error"]?["data"] == ["uid": .int(Int(Self.nobody))])
-      #expect(try root.call("jobs.get", ["job": .int(rootJob.id)], as: JobResult.self).job.state == .pending)
+      #expect(
+        try root.call("jobs.get", ["job": .int(rootJob.id)], as: JobResult.self).job.state
+          == .pending)
       // Its own jobs carry its uid, and it may cancel them.
       #expect(replies[1]["result"]?["job"]?["owner"] == ["uid": .int(Int(Self.nobody))])
       #expect(replies[3]["result"]?["job"]?["state"] == "canceled")

@@ -5,10 +5,15 @@ import Testing
 
 /// Jobs through the scheduler and the simulated printer, observed over the socket.
 @Suite struct SchedulerTests {
-  static func submit(_ c: LabelClient, _ printer: String, _ doc: String, copies: Int = 1) throws -> Job {
+  static func submit(_ c: LabelClient, _ printer: String, _ doc: String, copies: Int = 1) throws
+    -> Job
+  {
     try c.call(
       "jobs.submit",
-      ["printer": .string(printer), "copies": .int(copies), "document": ["format": "native", "data": base64(doc)]],
+      [
+        "printer": .string(printer), "copies": .int(copies),
+        "document": ["format": "native", "data": base64(doc)],
+      ],
       as: JobResult.self
     ).job
   }
@@ -65,17 +70,22 @@ import Testing
       let running = try Self.submit(c, "sim:slow", "R", copies: 100)
       let waiting = try Self.submit(c, "sim:slow", "W", copies: 1)
       _ = try w.waitFor("job") { $0["id"] == .int(running.id) && $0["printed"] == 1 }
-      let canceledWaiting = try c.call("jobs.cancel", ["job": .int(waiting.id)], as: JobResult.self).job
+      let canceledWaiting = try c.call("jobs.cancel", ["job": .int(waiting.id)], as: JobResult.self)
+        .job
       #expect(canceledWaiting.state == .canceled)
       try c.call("jobs.cancel", ["job": .int(running.id)])
       let ended = try w.waitFor("job") { $0["id"] == .int(running.id) && $0["state"] == "canceled" }
       let printed = try #require(ended["printed"]?.intValue)
       #expect(printed >= 1 && printed < 100)
       // Exactly the confirmed labels reached the printer; the canceled job printed nothing.
-      #expect(d.simOutput("slow", job: running.id, ext: "zpl") == Array(String(repeating: "R", count: printed).utf8))
+      #expect(
+        d.simOutput("slow", job: running.id, ext: "zpl")
+          == Array(String(repeating: "R", count: printed).utf8))
       #expect(d.simOutput("slow", job: waiting.id, ext: "zpl") == nil)
       // Cancelling a finished job leaves it as it is.
-      #expect(try c.call("jobs.cancel", ["job": .int(running.id)], as: JobResult.self).job.printed == printed)
+      #expect(
+        try c.call("jobs.cancel", ["job": .int(running.id)], as: JobResult.self).job.printed
+          == printed)
     }
   }
 
@@ -84,7 +94,8 @@ import Testing
       let c = try d.client()
       try c.call("printers.simulate", ["printer": "sim:zebra", "fault": "offline"])
       let job = try Self.submit(c, "sim:zebra", "X")
-      #expect(try c.call("jobs.cancel", ["job": .int(job.id)], as: JobResult.self).job.state == .canceled)
+      #expect(
+        try c.call("jobs.cancel", ["job": .int(job.id)], as: JobResult.self).job.state == .canceled)
       let active = try c.call("alerts.active", [:], as: AlertsResult.self).alerts
       guard case .printerError(let details)? = active.first?.alert else {
         Issue.record("expected the printer's alert")
@@ -103,7 +114,8 @@ import Testing
       try w.call("subscribe", ["topics": ["jobs"]])
       let done = try Self.submit(c, "sim:ql", "Q")
       _ = try w.waitFor("job") { $0["id"] == .int(done.id) && $0["state"] == "completed" }
-      let pending = try c.call("jobs.list", ["states": ["pending", "held"]], as: JobsResult.self).jobs
+      let pending = try c.call("jobs.list", ["states": ["pending", "held"]], as: JobsResult.self)
+        .jobs
       #expect(pending.map(\.id) == [held.id])
       let ql = try c.call("jobs.list", ["printer": "sim:ql"], as: JobsResult.self).jobs
       #expect(ql.map(\.id) == [done.id])

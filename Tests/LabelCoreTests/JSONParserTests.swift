@@ -6,21 +6,24 @@ struct JSONParserTests {
   @Test(arguments: [
     (#"{}"#, JSONValue.object([:])),
     (#" [ ] "#, .array([])),
-    (#"{"a":[1,-2,3.5,-0.5e3,1E2],"b":{"c":null,"d":true,"e":false}}"#,
-     JSONValue.object([
-       "a": .array([1, -2, 3.5, -500.0, 100.0]), "b": .object(["c": nil, "d": true, "e": false]),
-     ])),
+    (
+      #"{"a":[1,-2,3.5,-0.5e3,1E2],"b":{"c":null,"d":true,"e":false}}"#,
+      JSONValue.object([
+        "a": .array([1, -2, 3.5, -500.0, 100.0]), "b": .object(["c": nil, "d": true, "e": false]),
+      ])
+    ),
     (#""a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00""#, .string("a\"\\/\u{8}\u{c}\n\r\té😀")),
     (#""grüße ☃""#, .string("grüße ☃")),
     (#"9223372036854775807"#, .int(Int.max)),
-    (#"92233720368547758070"#, .double(92233720368547758070)),
+    (#"92233720368547758080"#, .double(92_233_720_368_547_758_080)),
   ])
   func parses(text: String, expected: JSONValue) throws {
     #expect(try JSONValue.parse(Array(text.utf8)) == expected)
   }
 
   @Test(arguments: [
-    #"{"a":1,}"#, "[1,]", "01", "-", "1.", "1e", ".5", "\"\u{01}\"", "tru", "nul", #"{"a" 1}"#, #"{a:1}"#,
+    #"{"a":1,}"#, "[1,]", "01", "-", "1.", "1e", ".5", "\"\u{01}\"", "tru", "nul", #"{"a" 1}"#,
+    #"{a:1}"#,
     #""\ud800""#, #""\udc00x""#, #""\x""#, "1 2", "", "   ", "[", #"{"a":"#, #""abc"#, "+1", "NaN",
   ])
   func rejects(text: String) {
@@ -30,9 +33,13 @@ struct JSONParserTests {
   @Test func rejectsInvalidUTF8_andDeepNesting() {
     #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
     #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xED, 0xA0, 0x80, 0x22]) }
-    let deep = Array(repeating: UInt8(ascii: "["), count: 600) + Array(repeating: UInt8(ascii: "]"), count: 600)
+    let deep =
+      Array(repeating: UInt8(ascii: "["), count: 600)
+      + Array(repeating: UInt8(ascii: "]"), count: 600)
     #expect(throws: JSONParseError.self) { try JSONValue.parse(deep) }
-    let ok = Array(repeating: UInt8(ascii: "["), count: 500) + Array(repeating: UInt8(ascii: "]"), count: 500)
+    let ok =
+      Array(repeating: UInt8(ascii: "["), count: 500)
+      + Array(repeating: UInt8(ascii: "]"), count: 500)
     #expect(throws: Never.self) { try JSONValue.parse(ok) }
   }
 

@@ -8,7 +8,8 @@ struct GTINTests {
   }
 
   @Test(arguments: [
-    ("4006381333932", "check digit"), ("03600029145", "digits, got 11"), ("40063813339A1", "digits only"),
+    ("4006381333932", "check digit"), ("03600029145", "digits, got 11"),
+    ("40063813339A1", "digits only"),
     ("", "got 0"), ("４００６３８１３３３９３１", "digits only"),
   ])
   func invalidCodes_sayWhy(code: String, fragment: String) throws {
@@ -32,7 +33,8 @@ struct ProductInputTests {
       do { try input.validate() } catch { #expect(error.field == field) }
     }
     #expect(throws: Never.self) {
-      try ProductInput(sku: "a", name: "x", price: 1.5, currency: "EUR", barcode: "4006381333931").validate()
+      try ProductInput(sku: "a", name: "x", price: 1.5, currency: "EUR", barcode: "4006381333931")
+        .validate()
     }
   }
 
@@ -40,14 +42,20 @@ struct ProductInputTests {
     let p = Product(
       sku: "S", name: "N", price: 2.5, currency: "EUR", barcode: "4006381333931",
       fields: ["name": "shadow", "shelf": "A1"], version: 1, updatedAt: .distantPast)
-    #expect(p.templateData == ["sku": "S", "name": "N", "price": "2.5", "currency": "EUR", "barcode": "4006381333931", "shelf": "A1"])
+    #expect(
+      p.templateData == [
+        "sku": "S", "name": "N", "price": "2.5", "currency": "EUR", "barcode": "4006381333931",
+        "shelf": "A1",
+      ])
   }
 }
 
 struct PlaceholderTests {
   @Test func names_andFill() throws {
     #expect(Placeholders.names(in: "${a} and ${b}, not $c or ${") == ["a", "b"])
-    #expect(try Placeholders.fill("${name}: ${price} €", from: ["name": "Milk", "price": "1.29"]).get() == "Milk: 1.29 €")
+    #expect(
+      try Placeholders.fill("${name}: ${price} €", from: ["name": "Milk", "price": "1.29"]).get()
+        == "Milk: 1.29 €")
     #expect(throws: FieldError.self) { try Placeholders.fill("${gone}", from: [:]).get() }
   }
 }

@@ -25,10 +25,22 @@ struct TemplateTests {
       (.text(TextElement(x: 51, y: 1, width: 1, height: 1, text: "x")), "elements[0].x"),
       (.text(TextElement(x: 40, y: 1, width: 20, height: 1, text: "x")), "elements[0].width"),
       (.text(TextElement(x: 1, y: 1, width: 0, height: 1, text: "x")), "elements[0].width"),
-      (.text(TextElement(x: 1, y: 1, width: 1, height: 1, text: "x", rotation: 45)), "elements[0].rotation"),
-      (.barcode(BarcodeElement(x: 1, y: 20, symbology: .code128, data: "A", height: 10)), "elements[0].height"),
-      (.barcode(BarcodeElement(x: 1, y: 1, symbology: .upca, data: "03600029145X", height: 5)), "elements[0].data"),
-      (.barcode(BarcodeElement(x: 1, y: 1, symbology: .code128, data: "Grüße", height: 5)), "elements[0].data"),
+      (
+        .text(TextElement(x: 1, y: 1, width: 1, height: 1, text: "x", rotation: 45)),
+        "elements[0].rotation"
+      ),
+      (
+        .barcode(BarcodeElement(x: 1, y: 20, symbology: .code128, data: "A", height: 10)),
+        "elements[0].height"
+      ),
+      (
+        .barcode(BarcodeElement(x: 1, y: 1, symbology: .upca, data: "03600029145X", height: 5)),
+        "elements[0].data"
+      ),
+      (
+        .barcode(BarcodeElement(x: 1, y: 1, symbology: .code128, data: "Grüße", height: 5)),
+        "elements[0].data"
+      ),
       (.box(BoxElement(x: 1, y: -1, width: 1, height: 1)), "elements[0].y"),
       (.line(LineElement(x1: 0, y1: 0, x2: 60, y2: 0)), "elements[0].x2"),
     ]
@@ -43,7 +55,8 @@ struct TemplateTests {
   }
 
   @Test func json_roundTripsWithTypeTags() throws {
-    let json = #"{"name":"t","media":{"widthMM":50,"lengthMM":25},"elements":[{"type":"text","x":1,"y":1,"width":10,"height":5,"text":"hi","weight":"bold"},{"type":"barcode","x":1,"y":8,"symbology":"qr","data":"x","height":10}]}"#
+    let json =
+      #"{"name":"t","media":{"widthMM":50,"lengthMM":25},"elements":[{"type":"text","x":1,"y":1,"width":10,"height":5,"text":"hi","weight":"bold"},{"type":"barcode","x":1,"y":8,"symbology":"qr","data":"x","height":10}]}"#
     let t = try LabelJSON.decoder().decode(Template.self, from: Data(json.utf8))
     #expect(t.elements.count == 2)
     let again = try LabelJSON.decoder().decode(Template.self, from: LabelJSON.encoder().encode(t))
@@ -51,7 +64,8 @@ struct TemplateTests {
   }
 
   @Test func unknownElementType_isADecodingErrorAtItsPath() {
-    let json = #"{"template":{"name":"t","media":{"widthMM":50,"lengthMM":25},"elements":[{"type":"circle"}]}}"#
+    let json =
+      #"{"template":{"name":"t","media":{"widthMM":50,"lengthMM":25},"elements":[{"type":"circle"}]}}"#
     struct Wrapper: Decodable { var template: Template }
     do {
       _ = try LabelJSON.decoder().decode(Wrapper.self, from: Data(json.utf8))

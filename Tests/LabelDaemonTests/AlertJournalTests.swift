@@ -18,7 +18,8 @@ struct AlertJournalTests {
     #expect(repeated == nil)  // unchanged: no event
     let bResult = j.raise(Self.fault("sim:a", .coverOpen, job: 3), at: Self.t0)
     let b = try #require(bResult)
-    let save = Alert.saveError(SaveErrorDetails(entity: .product, key: "k", reason: .conflict, message: "m"))
+    let save = Alert.saveError(
+      SaveErrorDetails(entity: .product, key: "k", reason: .conflict, message: "m"))
     let cResult = j.raise(save, at: Self.t0)
     let c = try #require(cResult)
     #expect([a.seq, b.seq, c.seq] == [1, 2, 3])

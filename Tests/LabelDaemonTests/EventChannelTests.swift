@@ -8,7 +8,9 @@ import Testing
 /// A subscriber that records what it is given, with a settable replay budget.
 final class RecordingSubscriber: EventSubscriber, Sendable {
   let subscriberID: UInt64
-  private let state = Mutex<(lines: [[UInt8]], budget: Int, catchingUp: Bool, overflowed: Bool, after: UInt64)>(
+  private let state = Mutex<
+    (lines: [[UInt8]], budget: Int, catchingUp: Bool, overflowed: Bool, after: UInt64)
+  >(
     ([], 1000, false, false, 0))
   init(_ id: UInt64, budget: Int = 1000) {
     subscriberID = id
@@ -47,12 +49,15 @@ struct EventChannelTests {
   static func fault(_ reason: Reason) -> Alert {
     .printerError(PrinterErrorDetails(printer: "sim:a", reason: reason, message: "m"))
   }
-  static let conflict = Alert.saveError(SaveErrorDetails(entity: .product, key: "k", reason: .conflict, message: "m"))
+  static let conflict = Alert.saveError(
+    SaveErrorDetails(entity: .product, key: "k", reason: .conflict, message: "m"))
 
   @Test func bothKinds_reachEverySubscriber_inOneOrder() {
     let channel = EventChannel(log: Self.log)
     let subs = (1...3).map { RecordingSubscriber(UInt64($0)) }
-    for s in subs { channel.subscribe(s, topics: [.alerts], since: nil) { _ in [0x7B, 0x7D, 0x0A] } }
+    for s in subs {
+      channel.subscribe(s, topics: [.alerts], since: nil) { _ in [0x7B, 0x7D, 0x0A] }
+    }
     channel.raise(Self.fault(.coverOpen))
     channel.raise(Self.conflict)
     channel.clear(id: Self.fault(.coverOpen).id)
@@ -69,7 +74,10 @@ struct EventChannelTests {
     channel.subscribe(alertsOnly, topics: [.alerts], since: nil) { _ in [] }
     channel.subscribe(jobsOnly, topics: [.jobs], since: nil) { _ in [] }
     let now = Date()
-    channel.publish(job: Job(id: 1, printer: "sim:a", copies: 1, createdAt: now, updatedAt: now, owner: JobOwner(uid: 0)))
+    channel.publish(
+      job: Job(
+        id: 1, printer: "sim:a", copies: 1, createdAt: now, updatedAt: now, owner: JobOwner(uid: 0))
+    )
     channel.raise(Self.conflict)
     #expect(alertsOnly.methods == ["alert"])
     #expect(jobsOnly.methods == ["job"])

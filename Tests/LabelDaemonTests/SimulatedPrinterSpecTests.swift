@@ -7,8 +7,12 @@ import Testing
 struct SimulatedPrinterSpecTests {
   @Test func parses_optionsAndDefaults() throws {
     let z = try SimulatedPrinterSpec.parse("zebra=zpl")
-    #expect(z == SimulatedPrinterSpec(name: "zebra", language: .zpl, dpi: 203, widthMM: 50.8, lengthMM: 25.4))
-    let q = try SimulatedPrinterSpec.parse("ql=brother-ql,dpi=600,width=29,length=90,speed=30,accepting=no")
+    #expect(
+      z
+        == SimulatedPrinterSpec(
+          name: "zebra", language: .zpl, dpi: 203, widthMM: 50.8, lengthMM: 25.4))
+    let q = try SimulatedPrinterSpec.parse(
+      "ql=brother-ql,dpi=600,width=29,length=90,speed=30,accepting=no")
     #expect(q.language == .brotherQL)
     #expect(q.dpi == 600)
     #expect(q.widthMM == 29 && q.lengthMM == 90)
@@ -18,8 +22,10 @@ struct SimulatedPrinterSpecTests {
 
   @Test(arguments: [
     ("zebra", "NAME=LANGUAGE"), ("=zpl", "must be letters"), ("a b=zpl", "must be letters"),
-    ("z=epl", "language must be one of"), ("z=zpl,dpi=250", "dpi must be"), ("z=zpl,width=abc", "width=abc"),
-    ("z=zpl,colour=red", "unknown option"), ("z=zpl,speed", "needs a value"), ("z=zpl,accepting=maybe", "yes or no"),
+    ("z=epl", "language must be one of"), ("z=zpl,dpi=250", "dpi must be"),
+    ("z=zpl,width=abc", "width=abc"),
+    ("z=zpl,colour=red", "unknown option"), ("z=zpl,speed", "needs a value"),
+    ("z=zpl,accepting=maybe", "yes or no"),
   ])
   func rejects_withAMessageNamingThePart(text: String, fragment: String) {
     do {

@@ -155,7 +155,8 @@ final class EventChannel: Sendable {
       subscriber.subscribed(after: topics.contains(.alerts) ? (since ?? start) : 0)
       subscriber.deliver(OutboundMessage(bytes: respond(result), kind: .response, alertSeq: nil))
       s.subscriptions[subscriber.subscriberID] = Subscription(
-        subscriber: subscriber, topics: topics, cursor: replaying ? min(start, s.journal.latestSeq) : nil)
+        subscriber: subscriber, topics: topics,
+        cursor: replaying ? min(start, s.journal.latestSeq) : nil)
       pump(subscriber.subscriberID, in: &s)
     }
   }
@@ -175,7 +176,8 @@ final class EventChannel: Sendable {
     let (events, _) = s.journal.events(since: cursor, limit: sub.subscriber.replayBudget)
     for event in events {
       sub.subscriber.deliver(
-        OutboundMessage(bytes: Wire.notification(.alert, event), kind: .replay, alertSeq: event.seq))
+        OutboundMessage(bytes: Wire.notification(.alert, event), kind: .replay, alertSeq: event.seq)
+      )
       cursor = event.seq
     }
     let caughtUp = cursor >= s.journal.latestSeq

@@ -62,13 +62,15 @@ extension Dispatcher {
       for (i, name) in names.enumerated() {
         guard let state = JobState(rawValue: name) else {
           let known = JobState.allCases.map(\.rawValue).joined(separator: ", ")
-          throw .invalidParams(field: "states[\(i)]", reason: "unknown state \"\(name)\" (one of \(known))")
+          throw .invalidParams(
+            field: "states[\(i)]", reason: "unknown state \"\(name)\" (one of \(known))")
         }
         set.insert(state)
       }
       states = set
     }
     if let printer, services.printers.queue(printer) == nil { throw .printerNotFound(printer) }
-    return .result(JobsResult(jobs: await services.jobs.jobs.list(printer: printer, states: states)))
+    return .result(
+      JobsResult(jobs: await services.jobs.jobs.list(printer: printer, states: states)))
   }
 }

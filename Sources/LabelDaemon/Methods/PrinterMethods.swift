@@ -23,7 +23,8 @@ extension Dispatcher {
     }
     guard let queue = services.printers.queue(id) else { throw .printerNotFound(id) }
     guard queue.isSimulated else {
-      throw .unsupported("printers.simulate works on simulated (sim:) printers only; \(id) is not one")
+      throw .unsupported(
+        "printers.simulate works on simulated (sim:) printers only; \(id) is not one")
     }
     await queue.setFaults(fault.map { [$0] } ?? [])
     return .result(PrinterResult(printer: queue.snapshot))

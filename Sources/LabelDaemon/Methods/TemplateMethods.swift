@@ -36,7 +36,8 @@ extension Dispatcher {
     let template = try await templateNamed(name)
     let data = try await templateData(p)
     return .result(
-      try services.renderer.render(template, data: data, language: language, dpi: dpi, format: format))
+      try services.renderer.render(
+        template, data: data, language: language, dpi: dpi, format: format))
   }
 
   /// The template `name`, or 1006.
@@ -75,7 +76,8 @@ extension Dispatcher {
     }
     guard let language = PrinterLanguage(rawValue: name) else {
       let known = PrinterLanguage.allCases.map(\.rawValue).joined(separator: ", ")
-      throw .invalidParams(field: "language", reason: "unknown language \"\(name)\" (one of \(known))")
+      throw .invalidParams(
+        field: "language", reason: "unknown language \"\(name)\" (one of \(known))")
     }
     let dpi = try p.optionalInt("dpi", in: 100...1200) ?? (language == .zpl ? 203 : 300)
     return (language, dpi)

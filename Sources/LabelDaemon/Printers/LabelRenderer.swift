@@ -13,7 +13,8 @@ struct LabelRenderer: Sendable {
   func resolve(_ template: Template, data: [String: String]) throws(RPCError) {
     for name in template.referencedFields where data[name] == nil {
       throw .invalidParams(
-        field: "data.\(name)", reason: "template \(template.name) uses ${\(name)} but no value was given")
+        field: "data.\(name)",
+        reason: "template \(template.name) uses ${\(name)} but no value was given")
     }
   }
 
@@ -47,6 +48,7 @@ struct LabelRenderer: Sendable {
   /// Decodes a PNG document into the printer's bytes.
   func convertPNG(_ png: [UInt8], language: PrinterLanguage) throws(RPCError) -> [UInt8] {
     throw .unsupported(
-      "PNG documents cannot be printed by this version of labeld; send native \(language.rawValue) bytes")
+      "PNG documents cannot be printed by this version of labeld; send native \(language.rawValue) bytes"
+    )
   }
 }

@@ -50,7 +50,8 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
       func number(_ range: ClosedRange<Double>) throws(SpecError) -> Double {
         guard let d = Double(value), range.contains(d) else {
           throw SpecError(
-            "\(name): \(key)=\(value) must be a number in \(range.lowerBound)...\(range.upperBound)")
+            "\(name): \(key)=\(value) must be a number in \(range.lowerBound)...\(range.upperBound)"
+          )
         }
         return d
       }

@@ -46,7 +46,8 @@ struct JobService: Sendable {
     let job = try await get(id)
     guard peer.uid == 0 || peer.uid == job.owner.uid else {
       throw .notPermitted(
-        uid: peer.uid, "job \(id) belongs to uid \(job.owner.uid); only its owner or root may cancel it")
+        uid: peer.uid,
+        "job \(id) belongs to uid \(job.owner.uid); only its owner or root may cancel it")
     }
     if job.state.isTerminal { return job }
     if let queue = printers.queue(job.printer), let updated = await queue.cancel(id) {

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import Dispatch
 import LabelCore
 import LabelPOSIX
 import Synchronization
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 /// Per-connection limits (protocol v1: message size, outgoing queue bound).
 struct ConnectionLimits: Sendable {
@@ -83,7 +84,9 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     // The descriptor is closed once both sources are cancelled, never before.
     let pendingCancels = Atomic<Int>(2)
     let cancelled: @Sendable () -> Void = { [fd] in
-      if pendingCancels.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { Glibc.close(fd) }
+      if pendingCancels.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+        Glibc.close(fd)
+      }
     }
     readSource.setCancelHandler(handler: cancelled)
     writeSource.setCancelHandler(handler: cancelled)

@@ -75,7 +75,8 @@ final class Dispatcher: Sendable {
     let p = try Params(params)
     switch m {
     case .hello: return try hello(p)
-    case .printersList, .printersRefresh: return .result(PrintersResult(printers: services.printers.printers))
+    case .printersList, .printersRefresh:
+      return .result(PrintersResult(printers: services.printers.printers))
     case .printersGet: return try printersGet(p)
     case .printersSimulate: return try await printersSimulate(p)
     case .productsSave: return try await productsSave(p, context)
@@ -87,7 +88,8 @@ final class Dispatcher: Sendable {
     case .templatesSave: return try await templatesSave(p)
     case .labelsRender: return try await labelsRender(p)
     case .jobsSubmit: return try await jobsSubmit(p, context)
-    case .jobsGet: return .result(JobResult(job: try await services.jobs.get(try p.int("job", in: 1...Int.max))))
+    case .jobsGet:
+      return .result(JobResult(job: try await services.jobs.get(try p.int("job", in: 1...Int.max))))
     case .jobsCancel: return try await jobsCancel(p, context)
     case .jobsList: return try await jobsList(p)
     case .alertsActive: return .result(AlertsResult(alerts: services.channel.active))

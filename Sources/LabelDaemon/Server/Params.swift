@@ -27,7 +27,8 @@ struct Params {
     switch values[key] {
     case nil, .null?: return nil
     case .string(let s)?: return s
-    case let other?: throw .invalidParams(field: path(key), reason: "expected a string, got \(other.typeName)")
+    case let other?:
+      throw .invalidParams(field: path(key), reason: "expected a string, got \(other.typeName)")
     }
   }
 
@@ -40,7 +41,8 @@ struct Params {
       }
       guard range.contains(i) else {
         throw .invalidParams(
-          field: path(key), reason: "\(i) is out of range \(range.lowerBound)...\(range.upperBound)")
+          field: path(key), reason: "\(i) is out of range \(range.lowerBound)...\(range.upperBound)"
+        )
       }
       return i
     }
@@ -82,7 +84,8 @@ struct Params {
         case .int(let i): out[k] = String(i)
         case .double(let d): out[k] = String(d)
         default:
-          throw .invalidParams(field: "\(path(key)).\(k)", reason: "expected a string, got \(v.typeName)")
+          throw .invalidParams(
+            field: "\(path(key)).\(k)", reason: "expected a string, got \(v.typeName)")
         }
       }
       return out

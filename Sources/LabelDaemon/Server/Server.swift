@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import Dispatch
 import LabelCore
 import LabelPOSIX
 import Synchronization
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 /// The Unix-socket listener: accepts clients, records their peer credentials, and keeps
 /// every live connection until it closes.

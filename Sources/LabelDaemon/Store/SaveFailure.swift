@@ -23,7 +23,9 @@ struct SaveErrors: Sendable {
   }
 
   func succeeded(entity: SaveEntity, key: String) {
-    channel.clear(id: Alert.saveError(
-      SaveErrorDetails(entity: entity, key: key, reason: .io, message: "")).id)
+    channel.clear(
+      id: Alert.saveError(
+        SaveErrorDetails(entity: entity, key: key, reason: .io, message: "")
+      ).id)
   }
 }
