@@ -1,0 +1,92 @@
+import Foundation
+import LabelClient
+import LabelCore
+import Testing
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+
+/// The labeld executable's command line, and clients that go away at bad moments.
+@Suite struct LabeldCommandLineTests {
+  /// Runs labeld with `args` to completion; returns exit status, stdout and stderr.
+  static func run(_ args: [String]) throws -> (Int32, String, String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: DaemonProcess.labeldPath)
+    p.arguments = args
+    let out = Pipe()
+    let err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (
+      p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self)
+    )
+  }
+
+  @Test func help_andVersion() throws {
+    let (status, out, _) = try Self.run(["--help"])
+    #expect(status == 0)
+    for flag in [
+      "--socket", "--state-dir", "--simulate", "--max-message-bytes", "--seed", "--version",
+    ] {
+      #expect(out.contains(flag))
+    }
+    let (vstatus, vout, _) = try Self.run(["--version"])
+    #expect(vstatus == 0)
+    #expect(vout.contains(LabelVersion.version))
+  }
+
+  @Test(arguments: [
+    ["--bogus"], ["--socket"], ["--simulate", "zebra"], ["--simulate", "z=zpl,dpi=1"],
+    ["--max-message-bytes", "ten"], ["--log-level", "loud"],
+  ])
+  func usageErrors_exit64_withAMessage(args: [String]) throws {
+    let (status, _, err) = try Self.run(args)
+    #expect(status == 64)
+    #expect(err.contains("labeld:"))
+    #expect(err.contains("--help"))
+  }
+
+  @Test func secondDaemonOnALiveSocket_refusesToStart() throws {
+    try withDaemon { d in
+      let (status, _, err) = try Self.run([
+        "--socket", d.socketPath, "--state-dir", d.directory.path + "/other",
+      ])
+      #expect(status == 71)
+      #expect(err.contains("another daemon is listening"))
+      // The first one is unharmed.
+      #expect(try d.client().call("hello")["server"] == "labeld")
+    }
+  }
+
+  @Test func staleSocketFile_isReplaced() throws {
+    let dir = DaemonProcess.makeTempDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let first = try DaemonProcess(["--simulate", "zebra=zpl"], directory: dir)
+    first.kill9()  // leaves labeld.sock behind with nobody listening
+    #expect(FileManager.default.fileExists(atPath: first.socketPath))
+    let second = try DaemonProcess(["--simulate", "zebra=zpl"], directory: dir)
+    #expect(try second.client().call("hello")["server"] == "labeld")
+    second.stop()
+  }
+
+  @Test func clientsThatVanishMidRequest_doNotDisturbOthers() throws {
+    try withDaemon { d in
+      for _ in 0..<20 {
+        // A request and then gone before the answer; half a line and then gone.
+        let a = try d.client()
+        try a.sendLine(Array(#"{"jsonrpc":"2.0","id":1,"method":"printers.list"}"#.utf8))
+        shutdown(a.fileDescriptor, Int32(SHUT_RDWR))
+        let b = try d.client()
+        try b.sendRaw(Array(#"{"jsonrpc":"2.0","id":1,"meth"#.utf8))
+        shutdown(b.fileDescriptor, Int32(SHUT_RDWR))
+      }
+      let c = try d.client()
+      #expect(try c.call("printers.list", [:], as: PrintersResult.self).printers.count == 2)
+    }
+  }
+}
