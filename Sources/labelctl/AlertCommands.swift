@@ -11,11 +11,11 @@ struct AlertsCommand: CommandGroup {
         "labelctl alerts dismiss ID",
       ],
       discussion: """
-        Every printer failure (printerError) and every failure to keep data (saveError)
-        is an alert on one channel, numbered by one increasing seq. An alert's ID names
-        its subject (printerError:sim:zebra); a newer event with the same ID replaces the
-        older one, and its state goes active, then cleared (the condition went away) or
-        dismissed (someone acknowledged it).
+        Every printer failure (printerError) and every failure to keep data
+        (saveError) is an alert on one channel, numbered by one increasing seq. An
+        alert's ID names its subject (printerError:sim:zebra); a newer event with the
+        same ID replaces the older one. Its state goes active, then cleared (the
+        condition went away) or dismissed (someone acknowledged it).
         """,
       subcommands: [AlertsList.self, AlertsDismiss.self],
       defaultSubcommand: AlertsList.self)

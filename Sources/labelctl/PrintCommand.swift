@@ -8,7 +8,8 @@ struct PrintCommand: ParsableCommand {
       name: "print",
       abstract: "Print a file, or a template filled from a product or data (jobs.submit).",
       usage: [
-        "labelctl print PRINTER --file PATH [--format native|png] [--copies N] [--wait]",
+        "labelctl print PRINTER --file PATH [--format native|png]",
+        "               [--copies N] [--wait]",
         "labelctl print PRINTER --template NAME (--sku SKU | --data KEY=VALUE...)",
         "               [--copies N] [--wait]",
       ],

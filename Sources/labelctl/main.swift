@@ -10,4 +10,11 @@ import LabelPOSIX
 // as it happens to whoever reads them (a script, a test), not when a buffer fills.
 setvbuf(stdout, nil, _IOLBF, 0)
 
+// A parent may start us with signals blocked (test runners and some supervisors do); then
+// `alerts --follow`, which runs until interrupted, could never be stopped.
+var interrupting = sigset_t()
+sigemptyset(&interrupting)
+for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&interrupting, signal) }
+pthread_sigmask(SIG_UNBLOCK, &interrupting, nil)
+
 exit(CLI.main(Array(CommandLine.arguments.dropFirst()), environment: SocketPath.processEnvironment))
