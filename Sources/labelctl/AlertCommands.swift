@@ -87,6 +87,7 @@ struct AlertsList: ParsableCommand {
 
   /// Subscribes and prints events until the daemon goes away. On overflow it resubscribes
   /// from the seq the daemon names, which replays exactly what was not delivered.
+  /// (`subscribe` with `since` replays without gap or duplicate, so nothing is lost.)
   private func followChannel(_ context: Context) throws(CommandError) -> Never {
     var since = self.since.map { UInt64($0) }
     while true {
@@ -101,8 +102,19 @@ struct AlertsList: ParsableCommand {
       }
       // Alerts may be hours apart: wait for the next one without a timeout.
       client.timeout = nil
+      var delivered = false
       resubscribe: while true {
-        let notification = try context.nextNotification()
+        let notification: (method: String, params: JSONValue)
+        do {
+          notification = try context.nextNotification()
+        } catch {
+          // Closed under us: the daemon restarted, or dropped us before we read its
+          // overflow line. Resume once from the last seq printed; a daemon that is gone
+          // fails the reconnect (exit 69), and one that sends nothing ends it here.
+          guard case .disconnected = error, delivered else { throw error }
+          break resubscribe
+        }
+        delivered = true
         switch notification.method {
         case NotificationMethod.alert.rawValue:
           if context.json {

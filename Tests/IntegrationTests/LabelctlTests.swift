@@ -3,6 +3,7 @@
 #endif
 import Foundation
 import LabelCore
+import LabelPOSIX
 import Testing
 
 /// What one run of the built labelctl did.
@@ -290,39 +291,208 @@ let shelfTemplate = """
 
   @Test func alertsFollow_sinceZero_showsAnAlertRaisedLater() throws {
     let daemon = try DaemonProcess()
-    let follower = Process()
-    follower.executableURL = URL(fileURLWithPath: DaemonProcess.labelctlPath)
-    follower.arguments = ["--socket", daemon.socketPath, "alerts", "--follow", "--since", "0"]
-    let pipe = Pipe()
-    follower.standardOutput = pipe
-    follower.standardError = FileHandle.nullDevice
-    try follower.run()
-    // A safety net, not a timing assertion: a follower that never prints is killed so the
-    // read below ends instead of hanging the suite.
-    let pid = follower.processIdentifier
-    let stopper = DispatchWorkItem { _ = Glibc.kill(pid, SIGKILL) }
-    DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: stopper)
-    defer {
-      stopper.cancel()
-      if follower.isRunning { _ = Glibc.kill(pid, SIGKILL) }
-      follower.waitUntilExit()
-    }
+    let follower = try Follower(daemon.socketPath, "alerts", "--follow", "--since", "0")
     #expect(try daemon.ctl("simulate", "sim:zebra", "headError").status == 0)
-    var seen = ""
-    var found: String?
-    while found == nil {
-      let chunk = pipe.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      seen += String(decoding: chunk, as: UTF8.self)
-      found = seen.split(separator: "\n").first { $0.contains("printerError:sim:zebra") }
-        .map(String.init)
-    }
-    #expect(found?.contains("active") == true, "follower printed: \(seen)")
-    #expect(found?.contains("headError") == true)
-    #expect(follower.isRunning)
+    let line = follower.readLines(until: { $0.contains("printerError:sim:zebra") }).last
+    #expect(line?.contains("active") == true, "follower printed: \(follower.seen)")
+    #expect(line?.contains("headError") == true)
+    #expect(follower.process.isRunning)
     // Runs until interrupted, and SIGTERM does interrupt it.
-    follower.terminate()
-    follower.waitUntilExit()
-    #expect(follower.terminationReason == .uncaughtSignal)
+    follower.process.terminate()
+    follower.process.waitUntilExit()
+    #expect(follower.process.terminationReason == .uncaughtSignal)
+  }
+
+  @Test func alertsFollow_whenDaemonStops_exits69() throws {
+    let daemon = try DaemonProcess()
+    let follower = try Follower(daemon.socketPath, "alerts", "--follow", "--since", "0")
+    #expect(try daemon.ctl("simulate", "sim:zebra", "coverOpen").status == 0)
+    #expect(!follower.readLines(until: { $0.contains("coverOpen") }).isEmpty)
+    daemon.stop()
+    follower.process.waitUntilExit()
+    #expect(follower.process.terminationStatus == 69)
+  }
+
+  @Test func alertsFollow_onOverflow_resubscribesFromItsSeq() throws {
+    let fake = try OverflowingDaemon()
+    defer { fake.stop() }
+    let follower = try Follower(fake.socketPath, "--json", "alerts", "--follow", "--since", "0")
+    let lines = follower.readLines(until: { $0.contains("\"seq\":3,") })
+    let seqs = lines.compactMap {
+      (try? LabelJSON.decoder().decode(JSONValue.self, from: Data($0.utf8)))?["seq"]?.intValue
+    }
+    #expect(seqs == [1, 2, 3], "follower printed: \(follower.seen)")
+    let subscribes = fake.subscribeParams
+    #expect(subscribes.count == 2)
+    #expect(subscribes.first?["since"] == 0)
+    #expect(subscribes.last?["since"] == 2, "resumes from the overflow's seq")
+    #expect(subscribes.last?["topics"] == ["alerts"])
+    // The daemon goes away for good: the follower cannot reconnect and exits 69.
+    fake.stop()
+    follower.process.waitUntilExit()
+    #expect(follower.process.terminationStatus == 69)
+  }
+
+  @Test(
+    .disabled(
+      """
+      labeld crashes when it overflows a subscriber (Connection.deinit releases a suspended \
+      dispatch source); enable once fixed. A fake daemon covers the client side above.
+      """))
+  func alertsFollowJSON_afterOverflow_resumesWithoutLoss() throws {
+    // A tiny outgoing queue, and a follower whose stdout nobody reads while the alerts
+    // are raised: it stalls, the daemon overflows it, and it must resume from the seq
+    // the overflow names.
+    // --log-level warning (the last one given wins): the harness reads labeld's stderr
+    // only after it stops, and 2,000 requests logged at debug would fill that pipe and
+    // stall the daemon. The overflow itself is logged as a warning.
+    let daemon = try DaemonProcess([
+      "--simulate", "zebra=zpl", "--max-queued-messages", "16", "--log-level", "warning",
+    ])
+    // --since 0: what is raised before it has subscribed is replayed, so no waiting.
+    let follower = try Follower(daemon.socketPath, "--json", "alerts", "--follow", "--since", "0")
+    let client = try daemon.client()
+    for _ in 0..<1000 {
+      try client.call("printers.simulate", ["printer": "sim:zebra", "fault": "mediaEmpty"])
+      try client.call("printers.simulate", ["printer": "sim:zebra", "fault": nil])
+    }
+    let latest = try client.call("subscribe", ["topics": ["printers"]])["seq"]?.intValue ?? 0
+    let lines = follower.readLines(until: { $0.contains("\"seq\":\(latest),") })
+    let seqs = lines.compactMap {
+      (try? LabelJSON.decoder().decode(JSONValue.self, from: Data($0.utf8)))?["seq"]?.intValue
+    }
+    #expect(seqs.count == lines.count, "every line is one JSON alert")
+    #expect(seqs == Array(1...max(latest, 1)), "no event lost or repeated")
+    follower.process.terminate()
+    daemon.stop()
+    #expect(daemon.log.contains("overflowed"), "the scenario must really overflow")
+  }
+}
+
+/// A background `labelctl ... --follow` whose stdout the test reads line by line.
+final class Follower {
+  let process = Process()
+  private let pipe = Pipe()
+  private let stopper: DispatchWorkItem
+  /// Everything read so far.
+  private(set) var seen = ""
+
+  init(_ socketPath: String, _ arguments: String...) throws {
+    process.executableURL = URL(fileURLWithPath: DaemonProcess.labelctlPath)
+    process.arguments = ["--socket", socketPath] + arguments
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // A safety net, not a timing assertion: a follower that never prints what a test
+    // waits for is killed, so the read ends instead of hanging the suite.
+    let pid = process.processIdentifier
+    stopper = DispatchWorkItem { _ = Glibc.kill(pid, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: stopper)
+  }
+
+  /// Complete lines read until one satisfies `done` (included) or the output ends.
+  func readLines(until done: (String) -> Bool) -> [String] {
+    var lines: [String] = []
+    var partial = ""
+    while true {
+      let chunk = pipe.fileHandleForReading.availableData
+      if chunk.isEmpty { return lines }
+      let text = String(decoding: chunk, as: UTF8.self)
+      seen += text
+      partial += text
+      while let nl = partial.firstIndex(of: "\n") {
+        let line = String(partial[..<nl])
+        partial = String(partial[partial.index(after: nl)...])
+        lines.append(line)
+        if done(line) { return lines }
+      }
+    }
+  }
+
+  deinit {
+    stopper.cancel()
+    if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
+  }
+}
+
+/// A scripted stand-in for labeld: it sends its first subscriber alerts 1 and 2 and then
+/// `overflow` (seq 2) and hangs up, as labeld does to a subscriber that falls behind; its
+/// second subscriber gets alert 3. It records each `subscribe`'s params.
+final class OverflowingDaemon: @unchecked Sendable {
+  let directory = DaemonProcess.makeTempDirectory()
+  var socketPath: String { directory.appendingPathComponent("fake.sock").path }
+  private let listener: Int32
+  private let lock = NSLock()
+  private var subscribes: [JSONValue] = []
+  private var stopped = false
+  private let finished = DispatchSemaphore(value: 0)
+
+  init() throws {
+    listener = try UnixSocket.listen(path: directory.appendingPathComponent("fake.sock").path)
+    Thread.detachNewThread { self.serve() }
+  }
+
+  var subscribeParams: [JSONValue] { lock.withLock { subscribes } }
+
+  /// Stops listening (a reconnect is refused) and hangs up on the current subscriber.
+  func stop() {
+    let first = lock.withLock {
+      defer { stopped = true }
+      return !stopped
+    }
+    guard first else { return }
+    close(listener)
+    finished.signal()
+  }
+
+  deinit { try? FileManager.default.removeItem(at: directory) }
+
+  private func serve() {
+    guard let first = acceptOne() else { return }
+    let id1 = readSubscribe(first)
+    send(first, #"{"jsonrpc":"2.0","id":\#(id1),"result":{"seq":2}}"#)
+    send(first, alert(1))
+    send(first, alert(2))
+    send(first, #"{"jsonrpc":"2.0","method":"overflow","params":{"seq":2}}"#)
+    close(first)
+    guard let second = acceptOne() else { return }
+    let id2 = readSubscribe(second)
+    send(second, #"{"jsonrpc":"2.0","id":\#(id2),"result":{"seq":3}}"#)
+    send(second, alert(3))
+    finished.wait()
+    close(second)
+  }
+
+  private func alert(_ seq: Int) -> String {
+    #"{"jsonrpc":"2.0","method":"alert","params":{"seq":\#(seq),"#
+      + #""id":"printerError:sim:zebra","kind":"printerError","state":"active","#
+      + #""time":"2025-01-01T00:00:00Z","message":"zebra: cover open","#
+      + #""printer":"sim:zebra","reason":"coverOpen"}}"#
+  }
+
+  /// The next connection, made blocking; nil once stopped (or after 30 s of nothing).
+  private func acceptOne() -> Int32? {
+    var p = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+    guard poll(&p, 1, 30_000) == 1, p.revents & Int16(POLLIN) != 0,
+      let fd = try? UnixSocket.accept(listener)
+    else { return nil }
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    return fd
+  }
+
+  /// Reads one request line, records its params, and returns its id as JSON text.
+  private func readSubscribe(_ fd: Int32) -> String {
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while read(fd, &byte, 1) == 1 && byte != 0x0A { line.append(byte) }
+    let request = try? LabelJSON.decoder().decode(JSONValue.self, from: Data(line))
+    lock.withLock { subscribes.append(request?["params"] ?? .null) }
+    return request?["id"]?.intValue.map(String.init) ?? "null"
+  }
+
+  private func send(_ fd: Int32, _ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
   }
 }
