@@ -1,0 +1,186 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+import Foundation
+import LabelClient
+import LabelCore
+
+/// labelctl's exit statuses (sysexits.h where one fits).
+enum ExitStatus: Int32 {
+  case success = 0
+  /// The daemon answered with an error, a job failed, or a local file could not be used.
+  case failure = 1
+  /// EX_USAGE: the command line is wrong.
+  case usage = 64
+  /// EX_UNAVAILABLE: the daemon cannot be reached, or went away.
+  case unavailable = 69
+}
+
+/// Why a command did not succeed; `CLI` reports it and picks the exit status.
+enum CommandError: Error {
+  /// The command line is wrong in a way only found while running (exit 64).
+  case usage(String)
+  /// The daemon answered with an error (exit 1).
+  case daemon(RPCError)
+  /// Nothing listens at the socket (exit 69, with a hint how to start labeld).
+  case unreachable(path: String, reason: String)
+  /// The daemon went away or stopped answering mid-conversation (exit 69).
+  case disconnected(String)
+  /// Anything else that failed (exit 1).
+  case failed(String)
+
+  init(_ error: ClientError) {
+    switch error {
+    case .unreachable(let path, let e):
+      self = .unreachable(path: path, reason: String(cString: strerror(e.errno)))
+    case .rpc(let e): self = .daemon(e)
+    case .closed: self = .disconnected("labeld closed the connection")
+    case .timeout: self = .disconnected("labeld did not answer in time")
+    case .protocolViolation(let detail): self = .failed("unexpected reply from labeld: \(detail)")
+    }
+  }
+
+  var status: ExitStatus {
+    switch self {
+    case .usage: return .usage
+    case .daemon, .failed: return .failure
+    case .unreachable, .disconnected: return .unavailable
+    }
+  }
+
+  /// The lines written to stderr, each already prefixed with "labelctl: " where it is a
+  /// message rather than a hint.
+  var report: String {
+    switch self {
+    case .usage(let message): return "labelctl: \(message)"
+    case .daemon(let e): return "labelctl: \(Self.describe(e))"
+    case .unreachable(let path, let reason):
+      return """
+        labelctl: cannot reach labeld at \(path): \(reason)
+        Start it with 'make run' (or 'labeld --simulate zebra=zpl'), or point --socket / \
+        $LABELD_SOCKET at a running daemon.
+        """
+    case .disconnected(let message): return "labelctl: \(message)"
+    case .failed(let message): return "labelctl: \(message)"
+    }
+  }
+
+  /// "message (error code)", naming the offending field of an invalid-params error even
+  /// when a daemon's message does not.
+  static func describe(_ e: RPCError) -> String {
+    var text = e.message
+    if e.knownCode == .invalidParams, let field = e.data?["field"]?.stringValue,
+      !field.isEmpty, !text.contains(field)
+    {
+      text += " [field \(field)]"
+    }
+    return "\(text) (error \(e.code))"
+  }
+}
+
+/// What every command runs with: where the daemon is, how to print, and one connection
+/// opened on first use (so a command's calls share it, as `print --wait` must).
+final class Context {
+  let socketPath: String
+  let json: Bool
+  /// Whether stdout is a terminal (live progress lines instead of one line per change).
+  let interactive: Bool
+  private var client: LabelClient?
+
+  init(socketPath: String, json: Bool, interactive: Bool) {
+    self.socketPath = socketPath
+    self.json = json
+    self.interactive = interactive
+  }
+
+  /// The shared connection, opened on first use.
+  func connection() throws(CommandError) -> LabelClient {
+    if let client { return client }
+    let opened = try reconnect()
+    return opened
+  }
+
+  /// Drops the shared connection and opens a new one (after an overflow).
+  func reconnect() throws(CommandError) -> LabelClient {
+    client = nil
+    do {
+      let opened = try LabelClient(socketPath: socketPath)
+      client = opened
+      return opened
+    } catch {
+      throw CommandError(error)
+    }
+  }
+
+  /// Calls `method` on the shared connection and returns its raw result.
+  @discardableResult
+  func call(_ method: Method, _ params: [String: JSONValue] = [:]) throws(CommandError)
+    -> JSONValue
+  {
+    let client = try connection()
+    do {
+      return try client.call(method.rawValue, .object(params))
+    } catch {
+      throw CommandError(error)
+    }
+  }
+
+  /// The next notification on the shared connection, waiting as long as its timeout says.
+  func nextNotification() throws(CommandError) -> (method: String, params: JSONValue) {
+    let client = try connection()
+    do {
+      let n = try client.nextNotification()
+      return (n.method, n.params)
+    } catch {
+      throw CommandError(error)
+    }
+  }
+
+  /// Decodes a result (or notification) into a protocol type.
+  func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws(CommandError) -> T {
+    do {
+      return try LabelJSON.decode(type, from: value)
+    } catch {
+      throw .failed("unexpected reply from labeld: cannot read \(T.self): \(error)")
+    }
+  }
+
+  /// The common shape of a command: call, then print either the raw result (`--json`) or
+  /// `text` of the decoded result.
+  func show<T: Decodable>(
+    _ method: Method, _ params: [String: JSONValue] = [:], as type: T.Type,
+    _ text: (T) -> String
+  ) throws(CommandError) {
+    let result = try call(method, params)
+    if json {
+      print(Output.json(result))
+    } else {
+      print(text(try decode(type, from: result)), terminator: "")
+    }
+  }
+}
+
+/// Reads a file named on the command line; "-" is stdin.
+func readInput(_ path: String) throws(CommandError) -> Data {
+  if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+  do {
+    return try Data(contentsOf: URL(fileURLWithPath: path))
+  } catch {
+    throw .failed("cannot read \(path): \(Output.reason(error))")
+  }
+}
+
+/// Reads a JSON object from a file named on the command line ("-" is stdin).
+func readJSONObject(_ path: String, what: String) throws(CommandError) -> JSONValue {
+  let data = try readInput(path)
+  let value: JSONValue
+  do {
+    value = try LabelJSON.decoder().decode(JSONValue.self, from: data)
+  } catch {
+    throw .failed("\(path) is not valid JSON: \(Output.reason(error))")
+  }
+  guard case .object = value else {
+    throw .failed("\(path) must hold a JSON object (\(what)), not a \(value.typeName)")
+  }
+  return value
+}

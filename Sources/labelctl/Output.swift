@@ -1,0 +1,146 @@
+import Foundation
+import LabelCore
+
+/// Plain aligned columns under a header row, two spaces apart; the last column is not
+/// padded so lines carry no trailing blanks.
+struct Table {
+  var header: [String]
+  var rows: [[String]] = []
+
+  init(_ header: String...) { self.header = header }
+
+  mutating func add(_ row: String...) { rows.append(row) }
+
+  var text: String {
+    var widths = header.map(\.count)
+    for row in rows {
+      for (i, cell) in row.enumerated() where i < widths.count {
+        widths[i] = max(widths[i], cell.count)
+      }
+    }
+    func line(_ cells: [String]) -> String {
+      var out = ""
+      for (i, cell) in cells.enumerated() {
+        if i == cells.count - 1 {
+          out += cell
+        } else {
+          out += cell + String(repeating: " ", count: widths[i] - cell.count + 2)
+        }
+      }
+      // An empty last cell must not leave the padding before it as trailing blanks.
+      while out.hasSuffix(" ") { out.removeLast() }
+      return out + "\n"
+    }
+    return ([header] + rows).map(line).joined()
+  }
+}
+
+/// Text for the terminal and JSON for scripts.
+enum Output {
+  /// Pretty-printed with sorted keys and two-space indents: stable output a script or a
+  /// diff can rely on. Written here rather than by JSONEncoder, whose pretty form puts a
+  /// space before each colon and blank lines inside empty arrays.
+  static func json(_ value: JSONValue) -> String {
+    var out = ""
+    writePretty(value, indent: "", into: &out)
+    return out
+  }
+
+  private static func writePretty(_ value: JSONValue, indent: String, into out: inout String) {
+    let inner = indent + "  "
+    switch value {
+    case .array(let items) where !items.isEmpty:
+      out += "[\n"
+      for (i, item) in items.enumerated() {
+        out += inner
+        writePretty(item, indent: inner, into: &out)
+        out += i == items.count - 1 ? "\n" : ",\n"
+      }
+      out += indent + "]"
+    case .object(let members) where !members.isEmpty:
+      out += "{\n"
+      let keys = members.keys.sorted()
+      for (i, key) in keys.enumerated() {
+        out += inner + compactJSON(.string(key)) + ": "
+        writePretty(members[key] ?? .null, indent: inner, into: &out)
+        out += i == keys.count - 1 ? "\n" : ",\n"
+      }
+      out += indent + "}"
+    default:
+      out += compactJSON(value)
+    }
+  }
+
+  /// One line, sorted keys: for streams (`alerts --follow --json`), one object per line.
+  static func compactJSON(_ value: JSONValue) -> String {
+    // A JSONValue always encodes; the fallback only keeps this total.
+    guard let data = try? LabelJSON.encoder().encode(value) else { return "null" }
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  /// Aligned "Label:  value" lines.
+  static func fields(_ pairs: [(String, String)]) -> String {
+    let width = (pairs.map { $0.0.count }.max() ?? 0) + 2
+    return pairs.map { label, value in
+      let head = label + ":"
+      return head + String(repeating: " ", count: width - head.count + 1) + value + "\n"
+    }.joined()
+  }
+
+  /// RFC 3339 in UTC, as the protocol sends it.
+  static func time(_ date: Date) -> String {
+    date.formatted(.iso8601)
+  }
+
+  static func reasons(_ reasons: [Reason]) -> String {
+    reasons.isEmpty ? "-" : reasons.map(\.rawValue).joined(separator: ",")
+  }
+
+  /// "50.8x25.4 mm labels", "62 mm continuous".
+  static func media(_ media: Media?) -> String {
+    guard let media else { return "-" }
+    if media.lengthMM == 0 {
+      let kind = media.kind.map { $0 == "continuous" ? "" : " \($0)" } ?? ""
+      return "\(number(media.widthMM)) mm continuous\(kind)"
+    }
+    let size = "\(number(media.widthMM))x\(number(media.lengthMM)) mm"
+    return media.kind.map { "\(size) \($0)" } ?? size
+  }
+
+  /// 62 rather than 62.0.
+  static func number(_ value: Double) -> String {
+    value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
+  }
+
+  /// "12.50 EUR" (or "-").
+  static func price(_ price: Decimal?, _ currency: String?) -> String {
+    guard let price else { return "-" }
+    return currency.map { "\(price) \($0)" } ?? "\(price)"
+  }
+
+  /// "2/5".
+  static func progress(_ job: Job) -> String { "\(job.printed)/\(job.copies)" }
+
+  /// The readable part of a Foundation error.
+  static func reason(_ error: any Error) -> String {
+    let ns = error as NSError
+    if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError,
+      underlying.domain == NSPOSIXErrorDomain
+    {
+      return String(cString: strerror(Int32(underlying.code)))
+    }
+    return ns.localizedDescription
+  }
+
+  /// Pushes out a line printed without a newline (progress on a terminal).
+  static func flush() {
+    // fflush(NULL) flushes stdout without naming the C global, which Swift 6 rejects as
+    // shared mutable state.
+    fflush(nil)
+  }
+
+  /// Writes to stderr (diagnostics and hints never go to stdout, which scripts read).
+  static func error(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+  }
+}
