@@ -32,10 +32,21 @@ public struct Product: Codable, Sendable, Equatable {
     var data = fields ?? [:]
     data["sku"] = sku
     data["name"] = name
-    if let price { data["price"] = "\(price)" }
+    if let price { data["price"] = Self.priceText(price) }
     if let currency { data["currency"] = currency }
     if let barcode { data["barcode"] = barcode }
     return data
+  }
+}
+
+extension Product {
+  /// A price as printed on a label: at least two decimals ("3.2" → "3.20").
+  static func priceText(_ price: Decimal) -> String {
+    var text = "\(price)"
+    guard let dot = text.firstIndex(of: ".") else { return text + ".00" }
+    let decimals = text.distance(from: dot, to: text.endIndex) - 1
+    if decimals < 2 { text += String(repeating: "0", count: 2 - decimals) }
+    return text
   }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import LabelCore
 import Testing
 
@@ -44,9 +45,14 @@ struct ProductInputTests {
       fields: ["name": "shadow", "shelf": "A1"], version: 1, updatedAt: .distantPast)
     #expect(
       p.templateData == [
-        "sku": "S", "name": "N", "price": "2.5", "currency": "EUR", "barcode": "4006381333931",
+        "sku": "S", "name": "N", "price": "2.50", "currency": "EUR", "barcode": "4006381333931",
         "shelf": "A1",
       ])
+    let whole = Product(sku: "S", name: "N", price: 3, version: 1, updatedAt: .distantPast)
+    #expect(whole.templateData["price"] == "3.00")
+    let fine = Product(
+      sku: "S", name: "N", price: Decimal(string: "0.125"), version: 1, updatedAt: .distantPast)
+    #expect(fine.templateData["price"] == "0.125")
   }
 }
 

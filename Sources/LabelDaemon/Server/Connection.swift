@@ -166,6 +166,9 @@ final class Connection: EventSubscriber, @unchecked Sendable {
 
   /// Pauses reading while requests or responses pile up; resumes when they drain.
   private func updateReadPause(_ s: inout State) {
+    // Once closed, both sources are resumed and cancelled for good: touching them again
+    // would leave a suspended source to be released, which Dispatch punishes with a crash.
+    guard !s.closed else { return }
     let shouldPause =
       s.readStopped || s.closing || s.inbox.count >= limits.maxPendingRequests
       || s.queued >= limits.pauseReadsAtQueued
