@@ -1,6 +1,7 @@
 import Foundation
 import LabelClient
 import LabelCore
+import Testing
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -108,14 +109,22 @@ final class DaemonProcess: @unchecked Sendable {
   }
 }
 
-/// Runs `body` against a fresh daemon and stops it afterwards.
+/// Runs `body` against a fresh daemon and stops it afterwards; the daemon must have
+/// survived the test and must exit cleanly on SIGTERM, whatever the test asserted.
 func withDaemon<T>(
   _ arguments: [String] = ["--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"],
   _ body: (DaemonProcess) throws -> T
 ) throws -> T {
   let daemon = try DaemonProcess(arguments)
   defer { daemon.stop() }
-  return try body(daemon)
+  let result = try body(daemon)
+  let alive = daemon.process.isRunning
+  #expect(alive, "labeld died during the test:\n\(daemon.log.suffix(4000))")
+  if alive {
+    daemon.stop()
+    #expect(daemon.process.terminationStatus == 0, "labeld exited uncleanly on SIGTERM")
+  }
+  return result
 }
 
 extension LabelClient {
