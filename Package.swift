@@ -12,10 +12,13 @@ let package = Package(
   targets: [
     // Pure Swift: model, Reason, the alert type, protocol messages. Never imports C.
     .target(name: "LabelCore"),
+    // SQLite, through one small C module and a typed wrapper (one owner per handle).
+    .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .target(name: "LabelSQLite", dependencies: ["CSQLite"]),
     // Thin POSIX layer: errno-safe syscalls, Unix sockets, peer credentials, socket paths.
     .target(name: "LabelPOSIX"),
     // The daemon: server, dispatcher, alert channel, scheduler, registry, simulator.
-    .target(name: "LabelDaemon", dependencies: ["LabelCore", "LabelPOSIX"]),
+    .target(name: "LabelDaemon", dependencies: ["LabelCore", "LabelPOSIX", "LabelSQLite"]),
     // A blocking line-oriented client used by labelctl and the tests.
     .target(name: "LabelClient", dependencies: ["LabelCore", "LabelPOSIX"]),
     .executableTarget(name: "labeld", dependencies: ["LabelDaemon", "LabelCore", "LabelPOSIX"]),
@@ -24,7 +27,7 @@ let package = Package(
     .executableTarget(
       name: "labeld-bench", dependencies: ["LabelClient", "LabelCore", "LabelPOSIX"]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
-    .testTarget(name: "LabelDaemonTests", dependencies: ["LabelDaemon", "LabelCore"]),
+    .testTarget(name: "LabelDaemonTests", dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite"]),
     .testTarget(
       name: "IntegrationTests",
       dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "labeld", "labelctl"]

@@ -1,10 +1,9 @@
-import Foundation
-import LabelCore
-import LabelPOSIX
-
 #if canImport(Glibc)
   @preconcurrency import Glibc
 #endif
+import Foundation
+import LabelCore
+import LabelPOSIX
 
 /// How the daemon is set up: from the command line now, from labeld.conf later.
 public struct DaemonConfig: Sendable {
@@ -15,6 +14,10 @@ public struct DaemonConfig: Sendable {
   public var maxQueuedMessages = 1024
   public var alertRetentionCount = 10_000
   public var alertRetentionAge: TimeInterval = 7 * 86_400
+  public var jobHistoryCount = 10_000
+  public var jobHistoryAge: TimeInterval = 30 * 86_400
+  public var interruptedJobs = InterruptedJobPolicy.resend
+  public var busyTimeoutMS: Int32 = 5000
   public var seedDirectory: String?
   public var logLevel: LogLevel = .info
 
@@ -24,10 +27,13 @@ public struct DaemonConfig: Sendable {
   }
 }
 
-/// The composition root: builds the stores, channel, printers and server, and runs them.
+/// The composition root: opens the store, restores state, builds the channel, printers
+/// and server, and runs them.
 public final class Daemon: Sendable {
   public let config: DaemonConfig
   let services: Services
+  private let store: StateStore
+  private let jobStore: JobStore
   private let server: Server
   private let log: Logger
 
@@ -37,12 +43,21 @@ public final class Daemon: Sendable {
     let state = URL(fileURLWithPath: config.stateDirectory, isDirectory: true)
     try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
 
-    let channel = EventChannel(
-      journal: AlertJournal(
-        maxCount: config.alertRetentionCount, maxAge: config.alertRetentionAge),
-      log: log)
+    store = StateStore(directory: config.stateDirectory, busyTimeoutMS: config.busyTimeoutMS, log: log)
+    let alertStore = AlertStore(store: store)
+    var journal = AlertJournal(maxCount: config.alertRetentionCount, maxAge: config.alertRetentionAge)
+    jobStore = JobStore(store: store)
+    do {
+      try store.open()
+      journal = try alertStore.load(maxCount: config.alertRetentionCount, maxAge: config.alertRetentionAge)
+      try jobStore.load()
+    } catch {
+      // labeld still starts: it serves printers and reads, and every save answers (and
+      // raises) `unavailable` until the store can be opened.
+      log.error("store: \(error.message); saves will fail until it can be opened")
+    }
+    let channel = EventChannel(journal: journal, persistence: alertStore, log: log)
     let registry = PrinterRegistry()
-    let jobStore = JobStore()
     let saveErrors = SaveErrors(channel: channel)
     for spec in config.simulated {
       if registry.queue("sim:\(spec.name)") != nil {
@@ -52,9 +67,9 @@ public final class Daemon: Sendable {
       registry.add(PrinterQueue(transport: printer, jobs: jobStore, channel: channel, log: log))
     }
     services = Services(
-      channel: channel, printers: registry, products: ProductStore(), templates: TemplateStore(),
-      jobs: JobService(
-        jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
+      channel: channel, printers: registry, products: ProductStore(store: store),
+      templates: TemplateStore(store: store),
+      jobs: JobService(jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
       renderer: LabelRenderer(), saveErrors: saveErrors, log: log)
 
     let (fd, owned) = try Self.listeningSocket(config.socketPath, log: log)
@@ -66,21 +81,65 @@ public final class Daemon: Sendable {
       channel: channel, limits: limits, log: log)
   }
 
-  /// Loads demo data, starts the printers and begins serving.
+  /// Loads demo data, resumes unfinished jobs, starts the printers and begins serving.
   public func start() async throws {
     if let seeds = config.seedDirectory {
       try await Seeds(directory: seeds, log: log).load(into: services)
     }
-    for queue in services.printers.all { await queue.start() }
+    await jobStore.prune(keep: config.jobHistoryCount, maxAge: config.jobHistoryAge)
+    let unfinished = jobStore.unfinished
+    for queue in services.printers.all {
+      await queue.resume(unfinished.filter { $0.printer == queue.id }, policy: config.interruptedJobs)
+      await queue.start()
+    }
+    await abortOrphans(unfinished)
+    clearStalePrinterAlerts()
     server.start()
     log.notice(
       "labeld \(LabelVersion.version) listening on \(config.socketPath); "
-        + "\(services.printers.all.count) printer(s); state in \(config.stateDirectory)")
+        + "\(services.printers.all.count) printer(s); \(unfinished.count) unfinished job(s) resumed; "
+        + "state in \(config.stateDirectory)")
+    Task { [jobStore, config] in
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .seconds(600))
+        await jobStore.prune(keep: config.jobHistoryCount, maxAge: config.jobHistoryAge)
+      }
+    }
+  }
+
+  /// Jobs of printers that are no longer configured end now, with a reason.
+  private func abortOrphans(_ unfinished: [Job]) async {
+    for job in unfinished where services.printers.queue(job.printer) == nil {
+      let message = "printer \(job.printer) is no longer configured"
+      if let (updated, _) = await jobStore.update(job.id, {
+        $0.state = .aborted
+        $0.error = JobError(reason: .notFound, message: message)
+      }) {
+        services.channel.publish(job: updated)
+      }
+      log.warning("job \(job.id) aborted: \(message)")
+    }
+  }
+
+  /// A printerError alert from the previous run whose printer is fine now is cleared: the
+  /// active set says what is wrong now, not what was.
+  private func clearStalePrinterAlerts() {
+    for event in services.channel.active {
+      switch event.alert {
+      case .printerError(let d):
+        let faults = services.printers.queue(d.printer)?.snapshot.reasons ?? []
+        if faults.isEmpty { services.channel.clear(id: event.id) }
+      case .saveError:
+        break  // stays until a later save of the same key succeeds
+      }
+    }
   }
 
   public func stop() async {
     server.stop()
     for queue in services.printers.all { await queue.stop() }
+    store.drain()
+    store.close()
   }
 
   /// A socket passed by systemd (LISTEN_FDS) as it is, else a fresh one at `path`.

@@ -12,7 +12,7 @@ struct Seeds {
     let decoder = LabelJSON.decoder()
     var loadedProducts = 0
     var loadedTemplates = 0
-    if await services.templates.list().isEmpty {
+    if try await services.templates.list().isEmpty {
       let url = dir.appendingPathComponent("templates.json")
       if FileManager.default.fileExists(atPath: url.path) {
         for template in try decoder.decode([Template].self, from: Data(contentsOf: url)) {
@@ -22,7 +22,7 @@ struct Seeds {
         }
       }
     }
-    if await services.products.list().isEmpty {
+    if try await services.products.count() == 0 {
       let url = dir.appendingPathComponent("products.json")
       if FileManager.default.fileExists(atPath: url.path) {
         for product in try decoder.decode([ProductInput].self, from: Data(contentsOf: url)) {

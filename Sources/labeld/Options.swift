@@ -37,6 +37,14 @@ struct Options {
       --max-queued-messages N  Outgoing messages a client may fall behind before it gets
                                an overflow notification and is disconnected (default 1024).
       --alert-retention N      Alert events kept for `subscribe` replay (default 10000).
+      --job-history N          Ended jobs kept (default 10000; older ones, and any ended
+                               over 30 days ago, are pruned).
+      --interrupted-jobs resend|abort
+                               A job that was printing when labeld stopped (crash, power
+                               cut): resend its interrupted copy (default; a missing label is
+                               worse than a duplicate) or abort it with reason jobAborted.
+      --busy-timeout-ms N      How long a save waits for a database lock held by another
+                               process before failing as `busy` (default 5000).
       --log-level LEVEL        error, warning, notice, info (default) or debug.
       --help                   Show this help and exit.
       --version                Show the version and exit.
@@ -73,7 +81,8 @@ struct Options {
         let flag = String(arg[..<eq])
         if [
           "--socket", "--state-dir", "--simulate", "--seed", "--max-message-bytes",
-          "--max-queued-messages", "--alert-retention", "--log-level",
+          "--max-queued-messages", "--alert-retention", "--log-level", "--job-history",
+          "--interrupted-jobs", "--busy-timeout-ms",
         ].contains(flag) {
           var rest = args
           rest[i] = String(arg[arg.index(after: eq)...])
@@ -92,6 +101,14 @@ struct Options {
       case "--max-message-bytes": config.maxMessageBytes = try integer(arg, 1024...(64 << 20))
       case "--max-queued-messages": config.maxQueuedMessages = try integer(arg, 16...1_000_000)
       case "--alert-retention": config.alertRetentionCount = try integer(arg, 1...10_000_000)
+      case "--job-history": config.jobHistoryCount = try integer(arg, 0...10_000_000)
+      case "--busy-timeout-ms": config.busyTimeoutMS = Int32(try integer(arg, 0...600_000))
+      case "--interrupted-jobs":
+        let name = try value(arg)
+        guard let policy = InterruptedJobPolicy(rawValue: name) else {
+          throw SpecError("--interrupted-jobs must be resend or abort")
+        }
+        config.interruptedJobs = policy
       case "--log-level":
         let name = try value(arg)
         guard let level = LogLevel(name: name) else {

@@ -43,10 +43,15 @@ struct DispatcherTests {
     let log = Logger(level: .error, sink: MemorySink())
     let channel = EventChannel(log: log)
     let registry = PrinterRegistry()
-    let jobs = JobStore()
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("labeld-unit-\(UUID())").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let store = StateStore(directory: dir, log: log)
+    let jobs = JobStore(store: store)
     let saveErrors = SaveErrors(channel: channel)
     let services = Services(
-      channel: channel, printers: registry, products: ProductStore(), templates: TemplateStore(),
+      channel: channel, printers: registry, products: ProductStore(store: store),
+      templates: TemplateStore(store: store),
       jobs: JobService(jobs: jobs, printers: registry, channel: channel, saveErrors: saveErrors),
       renderer: LabelRenderer(), saveErrors: saveErrors, log: log)
     let dispatcher = Dispatcher(services: services)

@@ -23,6 +23,18 @@ struct AlertJournal {
     self.maxAge = maxAge
   }
 
+  /// A journal as it was stored: `events` oldest first, `active` the active set.
+  init(
+    restoring events: [AlertEvent], active: [AlertEvent], latestSeq: UInt64, maxCount: Int,
+    maxAge: TimeInterval
+  ) {
+    self.init(latestSeq: latestSeq, maxCount: maxCount, maxAge: maxAge)
+    retained = events
+    droppedThrough = events.first.map { $0.seq - 1 } ?? latestSeq
+    for event in active { self.active[event.id] = event }
+    prune(now: Date())
+  }
+
   var retainedCount: Int { retained.count - head }
 
   /// Raises or updates `alert`. Returns nil when an identical alert is already active:

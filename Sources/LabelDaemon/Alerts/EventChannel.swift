@@ -38,13 +38,40 @@ final class EventChannel: Sendable {
   private struct State {
     var journal: AlertJournal
     var subscriptions: [UInt64: Subscription] = [:]
+    /// Seqs up to here are reserved on disk (never handed out again after a restart).
+    var reservedThrough: UInt64
+    var persistedSinceForget = 0
   }
   private let state: Mutex<State>
   private let log: Logger
+  private let persistence: (any AlertPersistence)?
 
-  init(journal: AlertJournal = AlertJournal(), log: Logger) {
-    self.state = Mutex(State(journal: journal))
+  init(journal: AlertJournal = AlertJournal(), persistence: (any AlertPersistence)? = nil, log: Logger) {
+    self.state = Mutex(State(journal: journal, reservedThrough: persistence == nil ? .max : journal.latestSeq))
     self.log = log
+    self.persistence = persistence
+  }
+
+  /// Seqs are reserved on disk in blocks, so reserving costs one write per block.
+  private static let reservationBlock: UInt64 = 1024
+
+  /// Records a new event: reserves its seq first if needed, queues the write, and forgets
+  /// what retention dropped now and then. Under the lock, so writes go in seq order.
+  private func persist(_ event: AlertEvent, in s: inout State) {
+    guard let persistence else { return }
+    persistence.append(event)
+    s.persistedSinceForget += 1
+    if s.persistedSinceForget >= 256 {
+      s.persistedSinceForget = 0
+      persistence.forget(through: s.journal.droppedThrough)
+    }
+  }
+
+  /// Called before the journal hands out the next seq.
+  private func reserveNextSeq(in s: inout State) {
+    guard let persistence, s.journal.latestSeq + 1 > s.reservedThrough else { return }
+    s.reservedThrough = s.journal.latestSeq + Self.reservationBlock
+    persistence.reserve(through: s.reservedThrough)
   }
 
   // MARK: alerts
@@ -53,7 +80,9 @@ final class EventChannel: Sendable {
   @discardableResult
   func raise(_ alert: Alert) -> AlertEvent {
     let (event, isNew) = state.withLock { s in
+      reserveNextSeq(in: &s)
       if let event = s.journal.raise(alert, at: Date()) {
+        persist(event, in: &s)
         fanOut(event, in: &s)
         return (event, true)
       }
@@ -67,7 +96,9 @@ final class EventChannel: Sendable {
   @discardableResult
   func clear(id: String) -> AlertEvent? {
     let event: AlertEvent? = state.withLock { s in
+      reserveNextSeq(in: &s)
       guard let event = s.journal.clear(id: id, at: Date()) else { return nil }
+      persist(event, in: &s)
       fanOut(event, in: &s)
       return event
     }
@@ -78,7 +109,9 @@ final class EventChannel: Sendable {
   /// A client acknowledged the alert. False for an unknown or inactive id.
   func dismiss(id: String) -> Bool {
     let event: AlertEvent? = state.withLock { s in
+      reserveNextSeq(in: &s)
       guard let event = s.journal.dismiss(id: id, at: Date()) else { return nil }
+      persist(event, in: &s)
       fanOut(event, in: &s)
       return event
     }

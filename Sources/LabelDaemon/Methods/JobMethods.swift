@@ -71,6 +71,6 @@ extension Dispatcher {
     }
     if let printer, services.printers.queue(printer) == nil { throw .printerNotFound(printer) }
     return .result(
-      JobsResult(jobs: await services.jobs.jobs.list(printer: printer, states: states)))
+      JobsResult(jobs: services.jobs.jobs.list(printer: printer, states: states)))
   }
 }

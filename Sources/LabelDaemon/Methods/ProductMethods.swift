@@ -17,7 +17,7 @@ extension Dispatcher {
       let templateName = try pp.string("template")
       let copies = try pp.optionalInt("copies", in: 1...999) ?? 1
       let queue = try services.jobs.acceptingQueue(printer)
-      guard let template = await services.templates.get(templateName) else {
+      guard let template = try await services.template(templateName) else {
         throw .notFound(entity: "template", key: templateName)
       }
       let data = Product(
@@ -43,7 +43,7 @@ extension Dispatcher {
 
   func productsGet(_ p: Params) async throws(RPCError) -> Reply {
     let sku = try p.string("sku")
-    guard let product = await services.products.get(sku) else {
+    guard let product = try await services.product(sku) else {
       throw .notFound(entity: "product", key: sku)
     }
     return .result(ProductResult(product: product))

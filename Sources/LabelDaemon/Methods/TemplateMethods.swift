@@ -4,7 +4,7 @@ import LabelCore
 extension Dispatcher {
   func templatesGet(_ p: Params) async throws(RPCError) -> Reply {
     let name = try p.string("name")
-    guard let template = await services.templates.get(name) else {
+    guard let template = try await services.template(name) else {
       throw .notFound(entity: "template", key: name)
     }
     return .result(TemplateResult(template: template))
@@ -42,7 +42,7 @@ extension Dispatcher {
 
   /// The template `name`, or 1006.
   func templateNamed(_ name: String) async throws(RPCError) -> Template {
-    guard let template = await services.templates.get(name) else {
+    guard let template = try await services.template(name) else {
       throw .notFound(entity: "template", key: name)
     }
     return template
@@ -54,7 +54,7 @@ extension Dispatcher {
     let data = try p.optionalStringMap("data")
     switch (sku, data) {
     case (let sku?, nil):
-      guard let product = await services.products.get(sku) else {
+      guard let product = try await services.product(sku) else {
         throw .notFound(entity: "product", key: sku)
       }
       return product.templateData

@@ -3,6 +3,14 @@ import LabelPOSIX
 
 /// Job submission, lookup and cancellation across printers: checks a job can be accepted,
 /// stores it (answering only once it is kept), and hands it to its printer's queue.
+/// What happens to a job that was being printed when the daemon stopped.
+public enum InterruptedJobPolicy: String, Sendable, CaseIterable {
+  /// Send the interrupted copy again (copies confirmed printed are not repeated).
+  case resend
+  /// Abort the job with reason `jobAborted`.
+  case abort
+}
+
 struct JobService: Sendable {
   let jobs: JobStore
   let printers: PrinterRegistry
@@ -35,15 +43,15 @@ struct JobService: Sendable {
     return job
   }
 
-  func get(_ id: Int) async throws(RPCError) -> Job {
-    guard let job = await jobs.get(id) else { throw .jobNotFound(id) }
+  func get(_ id: Int) throws(RPCError) -> Job {
+    guard let job = jobs.get(id) else { throw .jobNotFound(id) }
     return job
   }
 
   /// Cancels a job. Only its owner or root may cancel it (1005 otherwise); cancelling a job
   /// that already ended returns it unchanged.
   func cancel(_ id: Int, by peer: PeerCredentials) async throws(RPCError) -> Job {
-    let job = try await get(id)
+    let job = try get(id)
     guard peer.uid == 0 || peer.uid == job.owner.uid else {
       throw .notPermitted(
         uid: peer.uid,
@@ -53,6 +61,6 @@ struct JobService: Sendable {
     if let queue = printers.queue(job.printer), let updated = await queue.cancel(id) {
       return updated
     }
-    return try await get(id)
+    return try get(id)
   }
 }

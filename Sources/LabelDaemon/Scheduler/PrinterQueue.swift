@@ -14,6 +14,7 @@ actor PrinterQueue {
   private let transport: any PrinterTransport
   private let jobs: JobStore
   private let channel: EventChannel
+  private let saveErrors: SaveErrors
   private let log: Logger
 
   private var fifo: [Int] = []
@@ -31,6 +32,7 @@ actor PrinterQueue {
     self.transport = transport
     self.jobs = jobs
     self.channel = channel
+    self.saveErrors = SaveErrors(channel: channel)
     self.log = log
     self.published = Mutex(transport.descriptor)
   }
@@ -48,6 +50,29 @@ actor PrinterQueue {
   func stop() {
     worker?.cancel()
     currentSend?.cancel()
+    wake()
+  }
+
+  /// Takes back the unfinished jobs of a previous run, oldest first. A job that was being
+  /// printed when the daemon stopped has its interrupted copy sent again (`resend`, the
+  /// default: a missing label is worse than a duplicate) or is aborted (`abort`).
+  func resume(_ unfinished: [Job], policy: InterruptedJobPolicy) async {
+    for job in unfinished {
+      if job.state == .processing {
+        switch policy {
+        case .resend:
+          log.notice("printer \(id) job \(job.id): was printing when labeld stopped; sending copy \(job.printed + 1) again")
+          _ = await updateJob(job.id) { $0.state = .pending }
+        case .abort:
+          await abort(
+            job.id, reason: .jobAborted,
+            message: "labeld stopped while job \(job.id) was printing (copy \(job.printed + 1) of \(job.copies)); not resent by policy")
+          continue
+        }
+      }
+      fifo.append(job.id)
+    }
+    refreshAlert()
     wake()
   }
 
@@ -83,7 +108,7 @@ actor PrinterQueue {
       cancelRequested.insert(jobID)
       currentSend?.cancel()
       wake()
-      return await jobs.get(jobID)
+      return jobs.get(jobID)
     }
     return nil
   }
@@ -118,7 +143,14 @@ actor PrinterQueue {
   }
 
   private func process(_ jobID: Int) async {
-    guard let record = await jobs.record(jobID), !record.job.state.isTerminal else { return }
+    let found: JobRecord?
+    do {
+      found = try await jobs.record(jobID)
+    } catch {
+      await abort(jobID, reason: .unknown, message: "cannot read job \(jobID)'s document: \(error.message)")
+      return
+    }
+    guard let record = found, !record.job.state.isTerminal else { return }
     let bytes = record.document.bytes
     var printed = record.job.printed
     let copies = record.job.copies
@@ -194,8 +226,15 @@ actor PrinterQueue {
 
   // MARK: state and events
 
+  /// Changes a job, writes it through and publishes it. A failed write raises a saveError
+  /// for the job (printing goes on: the labels are real); the next good write clears it.
   private func updateJob(_ jobID: Int, _ change: @Sendable (inout Job) -> Void) async -> Job? {
-    guard let job = await jobs.update(jobID, change) else { return nil }
+    guard let (job, failure) = await jobs.update(jobID, change) else { return nil }
+    if let failure {
+      _ = saveErrors.failed(failure, entity: .job, key: String(jobID))
+    } else {
+      saveErrors.succeeded(entity: .job, key: String(jobID))
+    }
     channel.publish(job: job)
     return job
   }

@@ -82,14 +82,16 @@ final class Dispatcher: Sendable {
     case .productsSave: return try await productsSave(p, context)
     case .productsGet: return try await productsGet(p)
     case .productsDelete: return try await productsDelete(p)
-    case .productsList: return .result(ProductsResult(products: await services.products.list()))
-    case .templatesList: return .result(TemplatesResult(templates: await services.templates.list()))
+    case .productsList:
+      return .result(ProductsResult(products: try await services.read { () async throws(SaveFailure) in try await services.products.list() }))
+    case .templatesList:
+      return .result(TemplatesResult(templates: try await services.read { () async throws(SaveFailure) in try await services.templates.list() }))
     case .templatesGet: return try await templatesGet(p)
     case .templatesSave: return try await templatesSave(p)
     case .labelsRender: return try await labelsRender(p)
     case .jobsSubmit: return try await jobsSubmit(p, context)
     case .jobsGet:
-      return .result(JobResult(job: try await services.jobs.get(try p.int("job", in: 1...Int.max))))
+      return .result(JobResult(job: try services.jobs.get(try p.int("job", in: 1...Int.max))))
     case .jobsCancel: return try await jobsCancel(p, context)
     case .jobsList: return try await jobsList(p)
     case .alertsActive: return .result(AlertsResult(alerts: services.channel.active))

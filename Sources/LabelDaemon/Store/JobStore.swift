@@ -1,5 +1,6 @@
 import Foundation
 import LabelCore
+import LabelSQLite
 import Synchronization
 
 /// What a job prints: the bytes for one copy, in the printer's own language.
@@ -19,51 +20,135 @@ struct JobRecord: Sendable {
   var document: JobDocument
 }
 
-/// Every job, by id. In memory until the durable store lands; `create` answers only once
-/// the job is kept.
+/// Every job: rows in the database (with their documents), and the retained history in
+/// memory for reads. `create` answers only after the row is committed; every state change
+/// is written through before it is published.
 final class JobStore: Sendable {
-  private struct State {
-    var records: [Int: JobRecord] = [:]
-    var nextID = 1
-  }
-  private let state = Mutex(State())
+  private let store: StateStore
+  private let cache = Mutex<[Int: Job]>([:])
 
-  init() {}
+  init(store: StateStore) { self.store = store }
+
+  /// Loads the job history (without documents) into memory. Start-up only.
+  func load() throws(SaveFailure) {
+    let jobs = try store.runSync { db throws(SQLiteError) in
+      let s = try db.statement(
+        """
+        SELECT id, printer, state, copies, printed, created_at, updated_at, owner_uid,
+               error_reason, error_message FROM jobs
+        """)
+      var out: [Int: Job] = [:]
+      while try s.step() {
+        let job = Self.job(from: s)
+        out[job.id] = job
+      }
+      return out
+    }
+    cache.withLock { $0 = jobs }
+  }
+
+  private static func job(from s: Statement) -> Job {
+    var job = Job(
+      id: s.int(0), printer: s.string(1) ?? "", state: JobState(rawValue: s.string(2) ?? "") ?? .aborted,
+      copies: s.int(3), printed: s.int(4), createdAt: Date(timeIntervalSince1970: s.double(5)),
+      updatedAt: Date(timeIntervalSince1970: s.double(6)), owner: JobOwner(uid: UInt32(s.int(7))))
+    if let reason = s.string(8) {
+      job.error = JobError(reason: Reason(rawValue: reason) ?? .unknown, message: s.string(9) ?? "")
+    }
+    return job
+  }
 
   func create(printer: String, copies: Int, owner: JobOwner, document: JobDocument)
     async throws(SaveFailure) -> Job
   {
-    state.withLock { s in
-      let now = Date()
-      let job = Job(
-        id: s.nextID, printer: printer, state: .pending, copies: copies, printed: 0,
-        createdAt: now, updatedAt: now, owner: owner)
-      s.nextID += 1
-      s.records[job.id] = JobRecord(job: job, document: document)
+    let now = Date()
+    let job = try await store.run { db throws(SQLiteError) in
+      try db.statement(
+        """
+        INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid, document)
+        VALUES (?, 'pending', ?, 0, ?, ?, ?, ?)
+        """
+      ).bind(printer, copies, now.timeIntervalSince1970, now.timeIntervalSince1970, Int(owner.uid), document.bytes)
+        .run()
+      return Job(
+        id: Int(db.lastInsertRowID), printer: printer, state: .pending, copies: copies,
+        printed: 0, createdAt: now, updatedAt: now, owner: owner)
+    }
+    cache.withLock { $0[job.id] = job }
+    return job
+  }
+
+  /// Applies `change`, stamps `updatedAt` and writes the job through. The change stands in
+  /// memory even when the write fails (the printer did what it did); the failure is
+  /// returned for the caller to report. Nil for an unknown id.
+  func update(_ id: Int, _ change: @Sendable (inout Job) -> Void) async -> (Job, SaveFailure?)? {
+    let updated: Job? = cache.withLock { all in
+      guard var job = all[id] else { return nil }
+      change(&job)
+      job.updatedAt = Date()
+      all[id] = job
       return job
     }
-  }
-
-  /// Applies `change` to the job and stamps `updatedAt`; nil for an unknown id.
-  func update(_ id: Int, _ change: @Sendable (inout Job) -> Void) async -> Job? {
-    state.withLock { s in
-      guard var record = s.records[id] else { return nil }
-      change(&record.job)
-      record.job.updatedAt = Date()
-      s.records[id] = record
-      return record.job
+    guard let job = updated else { return nil }
+    do {
+      try await store.run { db throws(SQLiteError) in
+        try db.statement(
+          """
+          UPDATE jobs SET state = ?, printed = ?, updated_at = ?, error_reason = ?, error_message = ?
+          WHERE id = ?
+          """
+        ).bind(
+          job.state.rawValue, job.printed, job.updatedAt.timeIntervalSince1970,
+          job.error?.reason.rawValue, job.error?.message, job.id
+        ).run()
+      }
+      return (job, nil)
+    } catch {
+      return (job, error)
     }
   }
 
-  func get(_ id: Int) async -> Job? { state.withLock { $0.records[id]?.job } }
-  func record(_ id: Int) async -> JobRecord? { state.withLock { $0.records[id] } }
+  func get(_ id: Int) -> Job? { cache.withLock { $0[id] } }
 
-  func list(printer: String? = nil, states: Set<JobState>? = nil) async -> [Job] {
-    state.withLock { s in
-      s.records.values.lazy.map(\.job)
-        .filter { job in
-          (printer == nil || job.printer == printer) && (states?.contains(job.state) ?? true)
-        }
+  /// The job and its document (read from the database).
+  func record(_ id: Int) async throws(SaveFailure) -> JobRecord? {
+    guard let job = get(id) else { return nil }
+    let bytes: [UInt8]? = try await store.run { db throws(SQLiteError) in
+      let s = try db.statement("SELECT document FROM jobs WHERE id = ?").bind(id)
+      return try s.step() ? s.blob(0) : nil
+    }
+    return bytes.map { JobRecord(job: job, document: .native($0)) }
+  }
+
+  func list(printer: String? = nil, states: Set<JobState>? = nil) -> [Job] {
+    cache.withLock { all in
+      all.values.filter { job in
+        (printer == nil || job.printer == printer) && (states?.contains(job.state) ?? true)
+      }
     }.sorted { $0.id < $1.id }
+  }
+
+  /// Jobs that have not ended, oldest first (what a restart resumes).
+  var unfinished: [Job] { list().filter { !$0.state.isTerminal } }
+
+  /// Forgets ended jobs beyond the newest `keep` and those older than `maxAge` seconds.
+  func prune(keep: Int, maxAge: TimeInterval) async {
+    let cutoff = Date().addingTimeInterval(-maxAge)
+    let doomed: [Int] = cache.withLock { all in
+      let ended = all.values.filter(\.state.isTerminal).sorted { $0.id > $1.id }
+      return ended.enumerated().filter { $0.offset >= keep || $0.element.updatedAt < cutoff }.map(\.element.id)
+    }
+    guard !doomed.isEmpty else { return }
+    do {
+      try await store.run { db throws(SQLiteError) in
+        try db.transaction { () throws(SQLiteError) in
+          let s = try db.statement("DELETE FROM jobs WHERE id = ?")
+          for id in doomed { try s.bind(id).run() }
+        }
+      }
+      cache.withLock { all in for id in doomed { all[id] = nil } }
+    } catch {
+      // Pruning is housekeeping: it is tried again after the next jobs end.
+    }
   }
 }

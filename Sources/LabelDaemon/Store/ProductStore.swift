@@ -1,47 +1,71 @@
 import Foundation
 import LabelCore
-import Synchronization
+import LabelSQLite
 
-/// Products by sku. In memory until the durable store lands; the API is the final one:
-/// every save answers only once the product is kept, or throws why it was not.
+/// Products by sku, in the database. A save answers only after its commit, or throws why
+/// nothing was saved.
 final class ProductStore: Sendable {
-  private let products = Mutex<[String: Product]>([:])
+  private let store: StateStore
 
-  init() {}
+  init(store: StateStore) { self.store = store }
 
   /// Saves `input`, bumping its version. With `expectedVersion`, the stored version must
-  /// match (0 meaning "must not exist yet"), else the save fails with `conflict`.
+  /// match (0 meaning "must not exist yet"), else the save fails with `conflict` and
+  /// nothing is written.
   func save(_ input: ProductInput, expectedVersion: Int?) async throws(SaveFailure) -> Product {
-    let result: Result<Product, SaveFailure> = products.withLock { all in
-      let current = all[input.sku]
-      if let expectedVersion, expectedVersion != (current?.version ?? 0) {
-        let stored = current.map { "version \($0.version)" } ?? "no such product"
-        return .failure(
-          SaveFailure(
-            reason: .conflict,
-            message: "product \(input.sku) was changed by someone else: expected version "
-              + "\(expectedVersion), stored is \(stored)"))
+    let outcome = try await store.run { db throws(SQLiteError) -> Result<Product, SaveFailure> in
+      try db.transaction { () throws(SQLiteError) -> Result<Product, SaveFailure> in
+        let find = try db.statement("SELECT version FROM products WHERE sku = ?").bind(input.sku)
+        let current = try find.step() ? find.int(0) : 0
+        if let expectedVersion, expectedVersion != current {
+          let stored = current == 0 ? "no such product" : "version \(current)"
+          return .failure(
+            SaveFailure(
+              reason: .conflict,
+              message: "product \(input.sku) was changed by someone else: expected version "
+                + "\(expectedVersion), stored is \(stored)"))
+        }
+        let product = Product(
+          sku: input.sku, name: input.name, price: input.price, currency: input.currency,
+          barcode: input.barcode, fields: input.fields, version: current + 1, updatedAt: Date())
+        try db.statement("INSERT OR REPLACE INTO products (sku, version, json) VALUES (?, ?, ?)")
+          .bind(product.sku, product.version, RowCoding.encode(product)).run()
+        return .success(product)
       }
-      let product = Product(
-        sku: input.sku, name: input.name, price: input.price, currency: input.currency,
-        barcode: input.barcode, fields: input.fields, version: (current?.version ?? 0) + 1,
-        updatedAt: Date())
-      all[input.sku] = product
-      return .success(product)
     }
-    return try result.get()
+    return try outcome.get()
   }
 
-  func get(_ sku: String) async -> Product? { products.withLock { $0[sku] } }
+  func get(_ sku: String) async throws(SaveFailure) -> Product? {
+    try await store.run { db throws(SQLiteError) in
+      let s = try db.statement("SELECT json FROM products WHERE sku = ?").bind(sku)
+      return try s.step() ? RowCoding.decode(Product.self, s.blob(0)) : nil
+    }
+  }
 
   /// Removes the product; false when there was none.
   func delete(_ sku: String) async throws(SaveFailure) -> Bool {
-    products.withLock { $0.removeValue(forKey: sku) != nil }
+    try await store.run { db throws(SQLiteError) in
+      try db.statement("DELETE FROM products WHERE sku = ?").bind(sku).run()
+      return db.changes > 0
+    }
   }
 
-  func list() async -> [Product] {
-    products.withLock { Array($0.values) }.sorted { $0.sku < $1.sku }
+  func list() async throws(SaveFailure) -> [Product] {
+    try await store.run { db throws(SQLiteError) in
+      let s = try db.statement("SELECT json FROM products ORDER BY sku")
+      var out: [Product] = []
+      while try s.step() {
+        if let p = RowCoding.decode(Product.self, s.blob(0)) { out.append(p) }
+      }
+      return out
+    }
   }
 
-  var count: Int { products.withLock { $0.count } }
+  func count() async throws(SaveFailure) -> Int {
+    try await store.run { db throws(SQLiteError) in
+      let s = try db.statement("SELECT count(*) FROM products")
+      return try s.step() ? s.int(0) : 0
+    }
+  }
 }

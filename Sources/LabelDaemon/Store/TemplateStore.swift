@@ -1,20 +1,35 @@
 import LabelCore
-import Synchronization
+import LabelSQLite
 
-/// Templates by name. In memory until the durable store lands; the API is final.
+/// Templates by name, in the database.
 final class TemplateStore: Sendable {
-  private let templates = Mutex<[String: Template]>([:])
+  private let store: StateStore
 
-  init() {}
+  init(store: StateStore) { self.store = store }
 
   func save(_ template: Template) async throws(SaveFailure) -> Template {
-    templates.withLock { $0[template.name] = template }
-    return template
+    try await store.run { db throws(SQLiteError) in
+      try db.statement("INSERT OR REPLACE INTO templates (name, json) VALUES (?, ?)")
+        .bind(template.name, RowCoding.encode(template)).run()
+      return template
+    }
   }
 
-  func get(_ name: String) async -> Template? { templates.withLock { $0[name] } }
+  func get(_ name: String) async throws(SaveFailure) -> Template? {
+    try await store.run { db throws(SQLiteError) in
+      let s = try db.statement("SELECT json FROM templates WHERE name = ?").bind(name)
+      return try s.step() ? RowCoding.decode(Template.self, s.blob(0)) : nil
+    }
+  }
 
-  func list() async -> [Template] {
-    templates.withLock { Array($0.values) }.sorted { $0.name < $1.name }
+  func list() async throws(SaveFailure) -> [Template] {
+    try await store.run { db throws(SQLiteError) in
+      let s = try db.statement("SELECT json FROM templates ORDER BY name")
+      var out: [Template] = []
+      while try s.step() {
+        if let t = RowCoding.decode(Template.self, s.blob(0)) { out.append(t) }
+      }
+      return out
+    }
   }
 }

@@ -1,0 +1,17 @@
+import Foundation
+import LabelCore
+
+/// JSON for rows: our own types always encode, so a failure is a programming error.
+enum RowCoding {
+  static func encode<T: Encodable>(_ value: T) -> [UInt8] {
+    do {
+      return [UInt8](try LabelJSON.encoder().encode(value))
+    } catch {
+      preconditionFailure("cannot encode \(T.self): \(error)")
+    }
+  }
+
+  static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) -> T? {
+    try? LabelJSON.decoder().decode(type, from: Data(bytes))
+  }
+}

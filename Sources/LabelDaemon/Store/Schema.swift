@@ -1,0 +1,65 @@
+import LabelSQLite
+
+/// The database schema and its migrations. `PRAGMA user_version` records how far a file
+/// has come; each step runs in its own transaction, so a crash mid-migration leaves the
+/// previous version intact.
+enum Schema {
+  static let version = 1
+
+  private static let steps: [String] = [
+    // 1: products, templates, jobs (with their documents), the alert journal, settings.
+    """
+    CREATE TABLE products (
+      sku TEXT PRIMARY KEY,
+      version INTEGER NOT NULL,
+      json BLOB NOT NULL
+    );
+    CREATE TABLE templates (
+      name TEXT PRIMARY KEY,
+      json BLOB NOT NULL
+    );
+    CREATE TABLE jobs (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      printer TEXT NOT NULL,
+      state TEXT NOT NULL,
+      copies INTEGER NOT NULL,
+      printed INTEGER NOT NULL,
+      created_at REAL NOT NULL,
+      updated_at REAL NOT NULL,
+      owner_uid INTEGER NOT NULL,
+      error_reason TEXT,
+      error_message TEXT,
+      document BLOB NOT NULL
+    );
+    CREATE INDEX jobs_by_state ON jobs(state, id);
+    CREATE TABLE alerts (
+      seq INTEGER PRIMARY KEY,
+      id TEXT NOT NULL,
+      state TEXT NOT NULL,
+      time REAL NOT NULL,
+      json BLOB NOT NULL
+    );
+    CREATE TABLE alert_latest (
+      id TEXT PRIMARY KEY,
+      seq INTEGER NOT NULL,
+      state TEXT NOT NULL,
+      json BLOB NOT NULL
+    );
+    CREATE TABLE settings (
+      key TEXT PRIMARY KEY,
+      value TEXT NOT NULL
+    );
+    """
+  ]
+
+  static func migrate(_ db: Database) throws(SQLiteError) {
+    let current = try db.userVersion
+    guard current < steps.count else { return }
+    for (index, sql) in steps.enumerated() where index >= current {
+      try db.transaction { () throws(SQLiteError) in
+        try db.execute(sql)
+        try db.execute("PRAGMA user_version = \(index + 1)")
+      }
+    }
+  }
+}

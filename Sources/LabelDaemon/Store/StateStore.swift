@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+import Dispatch
+import Foundation
+import LabelCore
+import LabelSQLite
+
+/// The daemon's SQLite database (`<state-dir>/labeld.db`) and the one serial queue every
+/// access runs on: the connection is not thread-safe, and blocking SQLite calls never run on
+/// the cooperative pool.
+///
+/// Durability: WAL with `synchronous=FULL`. In WAL mode NORMAL already survives a crashed
+/// process (kill -9), but a power cut can roll back the last commits; FULL syncs the WAL at
+/// every commit, so an answer from labeld ("saved", "job accepted") holds even then. Label
+/// volumes are small: the cost (one fsync per commit) is worth it.
+///
+/// `@unchecked Sendable`: `database` is touched only on `queue`.
+final class StateStore: @unchecked Sendable {
+  let path: String
+  private let queue = DispatchQueue(label: "labeld.store")
+  private var database: Database?
+  private let busyTimeoutMS: Int32
+  private let log: Logger
+
+  init(directory: String, busyTimeoutMS: Int32 = 5000, log: Logger) {
+    self.path = directory + "/labeld.db"
+    self.busyTimeoutMS = busyTimeoutMS
+    self.log = log
+  }
+
+  /// Opens the database now, so start-up can load state; a failure is reported and
+  /// retried by the next access.
+  func open() throws(SaveFailure) {
+    let result: Result<Void, SaveFailure> = queue.sync {
+      Result { () throws(SaveFailure) in _ = try self.connection() }
+    }
+    try result.get()
+  }
+
+  /// Runs `body` on the store's queue with the open connection. SQLite errors become
+  /// `SaveFailure`s (mapped in `SaveFailure.init(_:)`).
+  func run<T: Sendable>(_ body: @escaping @Sendable (Database) throws(SQLiteError) -> T)
+    async throws(SaveFailure) -> T
+  {
+    let result: Result<T, SaveFailure> = await withCheckedContinuation { continuation in
+      queue.async {
+        continuation.resume(returning: Result { () throws(SaveFailure) in
+          let db = try self.connection()
+          do throws(SQLiteError) {
+            return try body(db)
+          } catch {
+            throw SaveFailure(error)
+          }
+        })
+      }
+    }
+    return try result.get()
+  }
+
+  /// Like `run`, for start-up code that has no task to suspend.
+  func runSync<T>(_ body: (Database) throws(SQLiteError) -> T) throws(SaveFailure) -> T {
+    let result: Result<T, SaveFailure> = queue.sync {
+      Result { () throws(SaveFailure) in
+        let db = try self.connection()
+        do throws(SQLiteError) {
+          return try body(db)
+        } catch {
+          throw SaveFailure(error)
+        }
+      }
+    }
+    return try result.get()
+  }
+
+  /// Queues `body` without waiting (the alert journal's writes): in order, never blocking
+  /// the caller. A failure is logged, since there is nobody to answer.
+  func enqueue(_ what: String, _ body: @escaping @Sendable (Database) throws(SQLiteError) -> Void) {
+    queue.async {
+      do {
+        let db = try self.connection()
+        try body(db)
+      } catch let error as SQLiteError {
+        self.log.error("store: cannot \(what): \(error)")
+      } catch {
+        self.log.error("store: cannot \(what): \(error)")
+      }
+    }
+  }
+
+  /// Waits until everything queued so far has run (shutdown, tests).
+  func drain() { queue.sync {} }
+
+  func close() {
+    queue.sync {
+      try? database?.close()
+      database = nil
+    }
+  }
+
+  /// The open connection, opening and migrating it on first use (on `queue`).
+  private func connection() throws(SaveFailure) -> Database {
+    if let database { return database }
+    do {
+      let db = try Database(path: path)
+      db.setBusyTimeout(milliseconds: busyTimeoutMS)
+      try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON")
+      try Schema.migrate(db)
+      database = db
+      log.info("store: opened \(path) (schema \(Schema.version))")
+      return db
+    } catch {
+      throw SaveFailure(opening: error, path: path)
+    }
+  }
+}
