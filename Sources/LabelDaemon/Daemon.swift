@@ -139,6 +139,7 @@ public final class Daemon: Sendable {
     server.stop()
     for queue in services.printers.all { await queue.stop() }
     store.drain()
+    services.channel.sealSequence()
     store.close()
   }
 

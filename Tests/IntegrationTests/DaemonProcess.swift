@@ -11,6 +11,8 @@ import Testing
 /// gets its own, so tests run in parallel without sharing anything.
 final class DaemonProcess: @unchecked Sendable {
   let directory: URL
+  /// Whether this process made `directory` (and removes it when done).
+  private let ownsDirectory: Bool
   let socketPath: String
   let stateDirectory: URL
   let process = Process()
@@ -49,6 +51,7 @@ final class DaemonProcess: @unchecked Sendable {
     directory: URL? = nil
   ) throws {
     self.directory = directory ?? Self.makeTempDirectory()
+    ownsDirectory = directory == nil
     socketPath = self.directory.appendingPathComponent("labeld.sock").path
     stateDirectory = self.directory.appendingPathComponent("state", isDirectory: true)
     process.executableURL = URL(fileURLWithPath: Self.labeldPath)
@@ -56,8 +59,12 @@ final class DaemonProcess: @unchecked Sendable {
       ["--socket", socketPath, "--state-dir", stateDirectory.path, "--log-level", "debug"]
       + arguments
     logURL = self.directory.appendingPathComponent("labeld.log")
-    _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-    process.standardError = try FileHandle(forWritingTo: logURL)
+    if !FileManager.default.fileExists(atPath: logURL.path) {
+      _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+    }
+    let logHandle = try FileHandle(forWritingTo: logURL)
+    logHandle.seekToEndOfFile()
+    process.standardError = logHandle
     process.standardOutput = FileHandle.nullDevice
     try process.run()
     // Readiness, not timing: try to connect until it works or the process has exited.
@@ -105,7 +112,7 @@ final class DaemonProcess: @unchecked Sendable {
 
   deinit {
     stop()
-    try? FileManager.default.removeItem(at: directory)
+    if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
   }
 }
 

@@ -67,6 +67,16 @@ final class EventChannel: Sendable {
     }
   }
 
+  /// On a clean stop, after every event is written: the reservation shrinks back to the
+  /// last seq used, so the sequence continues without a jump.
+  func sealSequence() {
+    state.withLock { s in
+      guard let persistence else { return }
+      s.reservedThrough = s.journal.latestSeq
+      persistence.reserve(through: s.journal.latestSeq)
+    }
+  }
+
   /// Called before the journal hands out the next seq.
   private func reserveNextSeq(in s: inout State) {
     guard let persistence, s.journal.latestSeq + 1 > s.reservedThrough else { return }

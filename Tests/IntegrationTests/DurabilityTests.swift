@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+import Foundation
+import LabelClient
+import LabelCore
+import Testing
+
+/// State that must survive the daemon: clean restarts and kill -9.
+@Suite struct DurabilityTests {
+  /// A directory for several daemon lifetimes, removed at the end.
+  final class Home {
+    let url = DaemonProcess.makeTempDirectory()
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func start(_ args: [String] = ["--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"]) throws
+      -> DaemonProcess
+    {
+      try DaemonProcess(args, directory: url)
+    }
+  }
+
+  static let doc: JSONValue = ["format": "native", "data": base64("^XA^FDkeep^FS^XZ")]
+
+  @Test func productsTemplatesJobsAndAlerts_surviveKill9() throws {
+    let home = Home()
+    var d = try home.start()
+    var c = try d.client()
+    try c.call("products.save", ["product": ["sku": "K1", "name": "Kept"]])
+    try c.call("products.save", ["product": ["sku": "K1", "name": "Kept again"], "expectedVersion": 1])
+    try c.call("templates.save", ["template": Fixtures.shelfTemplate])
+    try c.call("printers.simulate", ["printer": "sim:zebra", "fault": "paused"])
+    let held = try c.call("jobs.submit", ["printer": "sim:zebra", "copies": 2, "document": Self.doc], as: JobResult.self).job
+    _ = c.error("products.save", ["product": ["sku": "K1", "name": "Stale"], "expectedVersion": 1])
+    let before = try c.call("subscribe", [:], as: SubscribeResult.self).seq
+    d.kill9()
+
+    d = try home.start()
+    c = try d.client()
+    let product = try c.call("products.get", ["sku": "K1"], as: ProductResult.self).product
+    #expect(product.name == "Kept again")
+    #expect(product.version == 2)
+    #expect(try c.call("templates.get", ["name": "shelf"], as: TemplateResult.self).template.elements.count == 3)
+    // The job that waited on the paused printer resumes (the simulator starts without faults).
+    let w = try d.client()
+    let sub = try w.call("subscribe", ["topics": ["alerts", "jobs"], "since": 0], as: SubscribeResult.self)
+    #expect(sub.seq >= before)  // seq never goes back
+    var replayed: [AlertEvent] = []
+    while replayed.count < Int(before) {
+      replayed.append(try LabelJSON.decode(AlertEvent.self, from: try w.waitFor("alert")))
+    }
+    #expect(replayed.map(\.seq) == Array(1...before))
+    let job = try c.call("jobs.get", ["job": .int(held.id)], as: JobResult.self).job
+    if job.state != .completed {
+      _ = try w.waitFor("job") { $0["id"] == .int(held.id) && $0["state"] == "completed" }
+    }
+    #expect(d.simOutput("zebra", job: held.id, ext: "zpl") == Array("^XA^FDkeep^FS^XZ^XA^FDkeep^FS^XZ".utf8))
+    // The conflict stays active across the restart; the paused printer's alert was cleared.
+    let active = try c.call("alerts.active", [:], as: AlertsResult.self).alerts.map(\.id)
+    #expect(active == ["saveError:product:K1"])
+    // Job ids continue; none is reused.
+    let next = try c.call("jobs.submit", ["printer": "sim:ql", "document": Self.doc], as: JobResult.self).job
+    #expect(next.id > held.id)
+    d.stop()
+  }
+
+  @Test(arguments: ["resend", "abort"])
+  func jobInterruptedMidPrint_followsThePolicy(policy: String) throws {
+    let home = Home()
+    // 2 labels a second: the job is surely mid-print when the daemon dies.
+    var d = try home.start(["--simulate", "slow=zpl,speed=120", "--interrupted-jobs", policy])
+    var c = try d.client()
+    let w = try d.client()
+    try w.call("subscribe", ["topics": ["jobs"]])
+    let job = try c.call("jobs.submit", ["printer": "sim:slow", "copies": 4, "document": Self.doc], as: JobResult.self).job
+    _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["printed"] == 1 }
+    d.kill9()
+
+    d = try home.start(["--simulate", "slow=zpl,speed=6000", "--interrupted-jobs", policy])
+    c = try d.client()
+    var ended = try c.call("jobs.get", ["job": .int(job.id)], as: JobResult.self).job
+    let w2 = try d.client()
+    try w2.call("subscribe", ["topics": ["jobs"]])
+    ended = try c.call("jobs.get", ["job": .int(job.id)], as: JobResult.self).job
+    if !ended.state.isTerminal {
+      let n = try w2.waitFor("job") { $0["id"] == .int(job.id) && ["completed", "aborted"].contains($0["state"]) }
+      ended = try LabelJSON.decode(Job.self, from: n)
+    }
+    if policy == "resend" {
+      #expect(ended.state == .completed)
+      #expect(ended.printed == 4)
+      // Confirmed copies are not printed again: the output holds exactly the 4 copies,
+      // plus at most the one copy that was in flight.
+      let out = d.simOutput("slow", job: job.id, ext: "zpl") ?? []
+      let copy = Array("^XA^FDkeep^FS^XZ".utf8)
+      #expect(out == Array((0..<4).map { _ in copy }.joined()) || out == Array((0..<5).map { _ in copy }.joined()))
+    } else {
+      #expect(ended.state == .aborted)
+      #expect(ended.error?.reason == .jobAborted)
+      #expect(ended.printed >= 1 && ended.printed < 4)
+    }
+    d.stop()
+  }
+
+  @Test func alertRetention_acrossRestart_reportsGap() throws {
+    let home = Home()
+    var d = try home.start(["--simulate", "zebra=zpl", "--alert-retention", "4"])
+    let c = try d.client()
+    for fault: JSONValue in ["coverOpen", nil, "mediaEmpty", nil, "paused", nil] {
+      try c.call("printers.simulate", ["printer": "sim:zebra", "fault": fault])
+    }
+    d.stop()
+    d = try home.start(["--simulate", "zebra=zpl", "--alert-retention", "4"])
+    let s = try d.client()
+    let result = try s.call("subscribe", ["since": 0], as: SubscribeResult.self)
+    #expect(result.gap == true)
+    #expect(result.seq == 6)
+    let seqs = try (0..<4).map { _ in try s.waitFor("alert")["seq"]!.intValue! }
+    #expect(seqs == [3, 4, 5, 6])
+    let fresh = try d.client().call("subscribe", ["since": 2], as: SubscribeResult.self)
+    #expect(fresh.gap == nil)
+    d.stop()
+  }
+
+  @Test func twoClientsEditingOneProduct_oneGetsConflict() throws {
+    try withDaemon { d in
+      let a = try d.client()
+      let b = try d.client()
+      try a.call("products.save", ["product": ["sku": "E", "name": "Edit me"]])
+      let seenByA = try a.call("products.get", ["sku": "E"], as: ProductResult.self).product.version
+      let seenByB = try b.call("products.get", ["sku": "E"], as: ProductResult.self).product.version
+      try a.call("products.save", ["product": ["sku": "E", "name": "A's edit"], "expectedVersion": .int(seenByA)])
+      let e = try #require(b.error("products.save", ["product": ["sku": "E", "name": "B's edit"], "expectedVersion": .int(seenByB)]))
+      #expect(e.code == 1004)
+      #expect(e.data?["reason"] == "conflict")
+      #expect(try a.call("products.get", ["sku": "E"], as: ProductResult.self).product.name == "A's edit")
+    }
+  }
+}
