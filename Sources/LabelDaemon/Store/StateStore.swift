@@ -18,6 +18,7 @@ import LabelSQLite
 /// `@unchecked Sendable`: `database` is touched only on `queue`.
 final class StateStore: @unchecked Sendable {
   let path: String
+  let directory: String
   private let queue = DispatchQueue(label: "labeld.store")
   private var database: Database?
   private let busyTimeoutMS: Int32
@@ -25,6 +26,7 @@ final class StateStore: @unchecked Sendable {
 
   init(directory: String, busyTimeoutMS: Int32 = 5000, log: Logger) {
     self.path = directory + "/labeld.db"
+    self.directory = directory
     self.busyTimeoutMS = busyTimeoutMS
     self.log = log
   }
@@ -50,7 +52,7 @@ final class StateStore: @unchecked Sendable {
           do throws(SQLiteError) {
             return try body(db)
           } catch {
-            throw SaveFailure(error)
+            throw self.failed(error)
           }
         })
       }
@@ -66,7 +68,7 @@ final class StateStore: @unchecked Sendable {
         do throws(SQLiteError) {
           return try body(db)
         } catch {
-          throw SaveFailure(error)
+          throw self.failed(error)
         }
       }
     }
@@ -98,6 +100,21 @@ final class StateStore: @unchecked Sendable {
     }
   }
 
+  /// Maps a failure, and drops the connection when the file system or file may have
+  /// changed under it (read-only, I/O error): the next access opens it afresh, so a
+  /// remount or a repaired disk is picked up without a restart.
+  private func failed(_ error: SQLiteError) -> SaveFailure {
+    let failure = SaveFailure(error)
+    switch failure.reason {
+    case .readOnly, .io, .unavailable:
+      try? database?.close()
+      database = nil
+    case .storageFull, .busy, .conflict:
+      break
+    }
+    return failure
+  }
+
   /// The open connection, opening and migrating it on first use (on `queue`).
   private func connection() throws(SaveFailure) -> Database {
     if let database { return database }
@@ -110,6 +127,12 @@ final class StateStore: @unchecked Sendable {
       log.info("store: opened \(path) (schema \(Schema.version))")
       return db
     } catch {
+      // SQLite says only "cannot open" when it cannot create its -wal/-shm files; the file
+      // system says why.
+      var fs = statvfs()
+      if statvfs(directory, &fs) == 0 && fs.f_flag & UInt(ST_RDONLY) != 0 {
+        throw SaveFailure(reason: .readOnly, message: "\(directory) is on a read-only file system (\(error))")
+      }
       throw SaveFailure(opening: error, path: path)
     }
   }
