@@ -20,7 +20,8 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
 
   public var description: String {
     let name = String(cString: sqlite3_errstr(code))
-    return "SQLite error \(code) (\(name)): \(message)" + (systemErrno != 0 ? " [errno \(systemErrno)]" : "")
+    return "SQLite error \(code) (\(name)): \(message)"
+      + (systemErrno != 0 ? " [errno \(systemErrno)]" : "")
   }
 
   /// SQLITE_BUSY: another connection holds a lock that the busy timeout did not outlast.

@@ -7,7 +7,8 @@ public final class Statement {
 
   init(database: Database, sql: String) throws(SQLiteError) {
     var stmt: OpaquePointer?
-    let rc = sqlite3_prepare_v3(database.raw, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+    let rc = sqlite3_prepare_v3(
+      database.raw, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
     guard rc == SQLITE_OK, let stmt else { throw database.error(rc) }
     self.handle = stmt
     self.database = database
@@ -77,13 +78,17 @@ public protocol SQLiteValue {
 }
 
 extension Int: SQLiteValue {
-  public func bind(to s: OpaquePointer, at i: Int32) -> Int32 { sqlite3_bind_int64(s, i, Int64(self)) }
+  public func bind(to s: OpaquePointer, at i: Int32) -> Int32 {
+    sqlite3_bind_int64(s, i, Int64(self))
+  }
 }
 extension Int64: SQLiteValue {
   public func bind(to s: OpaquePointer, at i: Int32) -> Int32 { sqlite3_bind_int64(s, i, self) }
 }
 extension UInt64: SQLiteValue {
-  public func bind(to s: OpaquePointer, at i: Int32) -> Int32 { sqlite3_bind_int64(s, i, Int64(bitPattern: self)) }
+  public func bind(to s: OpaquePointer, at i: Int32) -> Int32 {
+    sqlite3_bind_int64(s, i, Int64(bitPattern: self))
+  }
 }
 extension Double: SQLiteValue {
   public func bind(to s: OpaquePointer, at i: Int32) -> Int32 { sqlite3_bind_double(s, i, self) }
@@ -95,6 +100,8 @@ extension String: SQLiteValue {
 }
 extension Array: SQLiteValue where Element == UInt8 {
   public func bind(to s: OpaquePointer, at i: Int32) -> Int32 {
-    withUnsafeBytes { sqlite3_bind_blob(s, i, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+    withUnsafeBytes {
+      sqlite3_bind_blob(s, i, $0.baseAddress, Int32($0.count), csqlite_transient())
+    }
   }
 }

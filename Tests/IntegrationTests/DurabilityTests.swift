@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import Foundation
 import LabelClient
 import LabelCore
 import Testing
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 /// State that must survive the daemon: clean restarts and kill -9.
 @Suite struct DurabilityTests {
@@ -26,11 +27,15 @@ import Testing
     var d = try home.start()
     var c = try d.client()
     try c.call("products.save", ["product": ["sku": "K1", "name": "Kept"]])
-    try c.call("products.save", ["product": ["sku": "K1", "name": "Kept again"], "expectedVersion": 1])
+    try c.call(
+      "products.save", ["product": ["sku": "K1", "name": "Kept again"], "expectedVersion": 1])
     try c.call("templates.save", ["template": Fixtures.shelfTemplate])
     try c.call("printers.simulate", ["printer": "sim:zebra", "fault": "paused"])
-    let held = try c.call("jobs.submit", ["printer": "sim:zebra", "copies": 2, "document": Self.doc], as: JobResult.self).job
-    _ = c.error("products.save", ["product": ["sku": "K1", "name": "Stale"], "expectedVersion": 1])
+    let held = try c.call(
+      "jobs.submit", ["printer": "sim:zebra", "copies": 2, "document": Self.doc], as: JobResult.self
+    ).job
+    _ = c.error(
+      "products.save", ["product": ["sku": "K1", "name": "Stale"], "expectedVersion": 1])
     let before = try c.call("subscribe", [:], as: SubscribeResult.self).seq
     d.kill9()
 
@@ -39,10 +44,13 @@ import Testing
     let product = try c.call("products.get", ["sku": "K1"], as: ProductResult.self).product
     #expect(product.name == "Kept again")
     #expect(product.version == 2)
-    #expect(try c.call("templates.get", ["name": "shelf"], as: TemplateResult.self).template.elements.count == 3)
+    #expect(
+      try c.call("templates.get", ["name": "shelf"], as: TemplateResult.self).template.elements
+        .count == 3)
     // The job that waited on the paused printer resumes (the simulator starts without faults).
     let w = try d.client()
-    let sub = try w.call("subscribe", ["topics": ["alerts", "jobs"], "since": 0], as: SubscribeResult.self)
+    let sub = try w.call(
+      "subscribe", ["topics": ["alerts", "jobs"], "since": 0], as: SubscribeResult.self)
     #expect(sub.seq >= before)  // seq never goes back
     var replayed: [AlertEvent] = []
     while replayed.count < Int(before) {
@@ -53,12 +61,16 @@ import Testing
     if job.state != .completed {
       _ = try w.waitFor("job") { $0["id"] == .int(held.id) && $0["state"] == "completed" }
     }
-    #expect(d.simOutput("zebra", job: held.id, ext: "zpl") == Array("^XA^FDkeep^FS^XZ^XA^FDkeep^FS^XZ".utf8))
+    #expect(
+      d.simOutput("zebra", job: held.id, ext: "zpl")
+        == Array("^XA^FDkeep^FS^XZ^XA^FDkeep^FS^XZ".utf8))
     // The conflict stays active across the restart; the paused printer's alert was cleared.
     let active = try c.call("alerts.active", [:], as: AlertsResult.self).alerts.map(\.id)
     #expect(active == ["saveError:product:K1"])
     // Job ids continue; none is reused.
-    let next = try c.call("jobs.submit", ["printer": "sim:ql", "document": Self.doc], as: JobResult.self).job
+    let next = try c.call(
+      "jobs.submit", ["printer": "sim:ql", "document": Self.doc], as: JobResult.self
+    ).job
     #expect(next.id > held.id)
     d.stop()
   }
@@ -71,7 +83,9 @@ import Testing
     var c = try d.client()
     let w = try d.client()
     try w.call("subscribe", ["topics": ["jobs"]])
-    let job = try c.call("jobs.submit", ["printer": "sim:slow", "copies": 4, "document": Self.doc], as: JobResult.self).job
+    let job = try c.call(
+      "jobs.submit", ["printer": "sim:slow", "copies": 4, "document": Self.doc], as: JobResult.self
+    ).job
     _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["printed"] == 1 }
     d.kill9()
 
@@ -82,7 +96,9 @@ import Testing
     try w2.call("subscribe", ["topics": ["jobs"]])
     ended = try c.call("jobs.get", ["job": .int(job.id)], as: JobResult.self).job
     if !ended.state.isTerminal {
-      let n = try w2.waitFor("job") { $0["id"] == .int(job.id) && ["completed", "aborted"].contains($0["state"]) }
+      let n = try w2.waitFor("job") {
+        $0["id"] == .int(job.id) && ["completed", "aborted"].contains($0["state"])
+      }
       ended = try LabelJSON.decode(Job.self, from: n)
     }
     if policy == "resend" {
@@ -92,7 +108,9 @@ import Testing
       // plus at most the one copy that was in flight.
       let out = d.simOutput("slow", job: job.id, ext: "zpl") ?? []
       let copy = Array("^XA^FDkeep^FS^XZ".utf8)
-      #expect(out == Array((0..<4).map { _ in copy }.joined()) || out == Array((0..<5).map { _ in copy }.joined()))
+      #expect(
+        out == Array((0..<4).map { _ in copy }.joined())
+          || out == Array((0..<5).map { _ in copy }.joined()))
     } else {
       #expect(ended.state == .aborted)
       #expect(ended.error?.reason == .jobAborted)
@@ -128,11 +146,17 @@ import Testing
       try a.call("products.save", ["product": ["sku": "E", "name": "Edit me"]])
       let seenByA = try a.call("products.get", ["sku": "E"], as: ProductResult.self).product.version
       let seenByB = try b.call("products.get", ["sku": "E"], as: ProductResult.self).product.version
-      try a.call("products.save", ["product": ["sku": "E", "name": "A's edit"], "expectedVersion": .int(seenByA)])
-      let e = try #require(b.error("products.save", ["product": ["sku": "E", "name": "B's edit"], "expectedVersion": .int(seenByB)]))
+      try a.call(
+        "products.save",
+        ["product": ["sku": "E", "name": "A's edit"], "expectedVersion": .int(seenByA)])
+      let e = try #require(
+        b.error(
+          "products.save",
+          ["product": ["sku": "E", "name": "B's edit"], "expectedVersion": .int(seenByB)]))
       #expect(e.code == 1004)
       #expect(e.data?["reason"] == "conflict")
-      #expect(try a.call("products.get", ["sku": "E"], as: ProductResult.self).product.name == "A's edit")
+      #expect(
+        try a.call("products.get", ["sku": "E"], as: ProductResult.self).product.name == "A's edit")
     }
   }
 }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import Foundation
 import LabelCore
 import LabelPOSIX
 import Testing
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 /// What one run of the built labelctl did.
 struct LabelctlRun {

@@ -1,15 +1,17 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import Foundation
 import LabelClient
 import LabelCore
 import Testing
 
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+
 /// Real storage faults under a running daemon: a full disk (tmpfs), a read-only remount,
 /// and a lock held by another process. Mounting needs root (CI runs as root); run the
 /// suite as root elsewhere (`sudo make test`).
-@Suite(.serialized, .enabled(if: getuid() == 0, "needs root to mount a tmpfs (run the tests as root)"))
+@Suite(
+  .serialized, .enabled(if: getuid() == 0, "needs root to mount a tmpfs (run the tests as root)"))
 struct StorageFaultTests {
   /// A daemon whose state dir is a small tmpfs of its own.
   final class SmallDisk {
@@ -18,7 +20,8 @@ struct StorageFaultTests {
     let daemon: DaemonProcess
 
     init(sizeKB: Int, _ extra: [String] = []) throws {
-      try FileManager.default.createDirectory(at: home.appendingPathComponent("state"), withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(
+        at: home.appendingPathComponent("state"), withIntermediateDirectories: true)
       try Self.sh("mount -t tmpfs -o size=\(sizeKB)k tmpfs '\(home.path)/state'")
       daemon = try DaemonProcess(["--simulate", "zebra=zpl"] + extra, directory: home)
     }
@@ -44,12 +47,19 @@ struct StorageFaultTests {
       try Self.sh("dd if=/dev/zero of='\(state.path)/filler' bs=4k 2>/dev/null; sync")
     }
 
-    func free() throws { try FileManager.default.removeItem(at: state.appendingPathComponent("filler")) }
+    func free() throws {
+      try FileManager.default.removeItem(at: state.appendingPathComponent("filler"))
+    }
   }
 
   /// A product big enough that its save cannot reuse space the database already has.
   static func bigProduct(_ sku: String) -> JSONValue {
-    ["product": ["sku": .string(sku), "name": "Bulky", "fields": ["blob": .string(String(repeating: "x", count: 200_000))]]]
+    [
+      "product": [
+        "sku": .string(sku), "name": "Bulky",
+        "fields": ["blob": .string(String(repeating: "x", count: 200_000))],
+      ]
+    ]
   }
 
   @Test func diskFull_storageFull_afterThePrinterError_inOrder_readsWork_freeingClears() throws {
@@ -78,7 +88,8 @@ struct StorageFaultTests {
     try disk.free()
     let saved = try c.call("products.save", Self.bigProduct("FULL"), as: ProductSaveResult.self)
     #expect(saved.product.version == 1)
-    let cleared = try LabelJSON.decode(AlertEvent.self, from: try w.waitFor("alert") { $0["id"] == "saveError:product:FULL" })
+    let cleared = try LabelJSON.decode(
+      AlertEvent.self, from: try w.waitFor("alert") { $0["id"] == "saveError:product:FULL" })
     #expect(cleared.state == .cleared)
   }
 
@@ -86,14 +97,19 @@ struct StorageFaultTests {
     let disk = try SmallDisk(sizeKB: 4096)
     let c = try disk.daemon.client()
     try disk.fill()
-    let big: JSONValue = ["format": "native", "data": .string(Data(repeating: 0x41, count: 300_000).base64EncodedString())]
+    let big: JSONValue = [
+      "format": "native",
+      "data": .string(Data(repeating: 0x41, count: 300_000).base64EncodedString()),
+    ]
     let e = try #require(c.error("jobs.submit", ["printer": "sim:zebra", "document": big]))
     #expect(e.code == 1004)
     #expect(e.data?["reason"] == "storageFull")
     #expect(e.data?["entity"] == "job")
     #expect(try c.call("jobs.list", [:], as: JobsResult.self).jobs.isEmpty)
     try disk.free()
-    let job = try c.call("jobs.submit", ["printer": "sim:zebra", "document": big], as: JobResult.self).job
+    let job = try c.call(
+      "jobs.submit", ["printer": "sim:zebra", "document": big], as: JobResult.self
+    ).job
     #expect(job.state == .pending)
   }
 
@@ -114,7 +130,8 @@ struct StorageFaultTests {
     #expect(e.data?["reason"] == "readOnly", "\(e.message)")
     #expect(try c.call("printers.list", [:], as: PrintersResult.self).printers.count == 1)
     #expect(try SmallDisk.sh("mount -o remount,rw '\(disk.state.path)'") == 0)
-    let saved = try c.call("products.save", ["product": ["sku": "RO", "name": "After"]], as: ProductSaveResult.self)
+    let saved = try c.call(
+      "products.save", ["product": ["sku": "RO", "name": "After"]], as: ProductSaveResult.self)
     #expect(saved.product.version == 2)
     #expect(try c.call("alerts.active")["alerts"] == [])
   }
@@ -146,7 +163,8 @@ struct StorageFaultTests {
 
       try input.fileHandleForWriting.write(contentsOf: Data("\n".utf8))
       holder.waitUntilExit()
-      let saved = try c.call("products.save", ["product": ["sku": "B", "name": "After"]], as: ProductSaveResult.self)
+      let saved = try c.call(
+        "products.save", ["product": ["sku": "B", "name": "After"]], as: ProductSaveResult.self)
       #expect(saved.product.version == 2)
     }
   }

@@ -27,9 +27,12 @@ final class AlertStore: AlertPersistence {
       let maxSeq = try db.statement("SELECT max(seq) FROM alerts")
       if try maxSeq.step(), !maxSeq.isNull(0) { latest = UInt64(maxSeq.int(0)) }
       let reserved = try db.statement("SELECT value FROM settings WHERE key = 'alert_seq_reserved'")
-      if try reserved.step(), let v = reserved.string(0).flatMap(UInt64.init) { latest = max(latest, v) }
+      if try reserved.step(), let v = reserved.string(0).flatMap(UInt64.init) {
+        latest = max(latest, v)
+      }
       var events: [AlertEvent] = []
-      let recent = try db.statement("SELECT json FROM alerts ORDER BY seq DESC LIMIT ?").bind(maxCount)
+      let recent = try db.statement("SELECT json FROM alerts ORDER BY seq DESC LIMIT ?").bind(
+        maxCount)
       while try recent.step() {
         if let e = RowCoding.decode(AlertEvent.self, recent.blob(0)) { events.append(e) }
       }
@@ -48,8 +51,11 @@ final class AlertStore: AlertPersistence {
     let json = RowCoding.encode(event)
     store.enqueue("record alert \(event.seq)") { db throws(SQLiteError) in
       try db.transaction { () throws(SQLiteError) in
-        try db.statement("INSERT OR REPLACE INTO alerts (seq, id, state, time, json) VALUES (?, ?, ?, ?, ?)")
-          .bind(event.seq, event.id, event.state.rawValue, event.time.timeIntervalSince1970, json).run()
+        try db.statement(
+          "INSERT OR REPLACE INTO alerts (seq, id, state, time, json) VALUES (?, ?, ?, ?, ?)"
+        )
+        .bind(event.seq, event.id, event.state.rawValue, event.time.timeIntervalSince1970, json)
+        .run()
         try db.statement(
           """
           INSERT INTO alert_latest (id, seq, state, json) VALUES (?, ?, ?, ?)
@@ -64,8 +70,10 @@ final class AlertStore: AlertPersistence {
   func reserve(through seq: UInt64) {
     do {
       try store.runSync { db throws(SQLiteError) in
-        try db.statement("INSERT OR REPLACE INTO settings (key, value) VALUES ('alert_seq_reserved', ?)")
-          .bind(String(seq)).run()
+        try db.statement(
+          "INSERT OR REPLACE INTO settings (key, value) VALUES ('alert_seq_reserved', ?)"
+        )
+        .bind(String(seq)).run()
       }
     } catch {
       // Alerts still flow (a full disk is when they matter most); only a crash before the
@@ -76,7 +84,8 @@ final class AlertStore: AlertPersistence {
   func forget(through seq: UInt64) {
     store.enqueue("prune the alert journal") { db throws(SQLiteError) in
       try db.statement("DELETE FROM alerts WHERE seq <= ?").bind(seq).run()
-      try db.statement("DELETE FROM alert_latest WHERE seq <= ? AND state != 'active'").bind(seq).run()
+      try db.statement("DELETE FROM alert_latest WHERE seq <= ? AND state != 'active'").bind(seq)
+        .run()
     }
   }
 }

@@ -49,7 +49,8 @@ final class JobStore: Sendable {
 
   private static func job(from s: Statement) -> Job {
     var job = Job(
-      id: s.int(0), printer: s.string(1) ?? "", state: JobState(rawValue: s.string(2) ?? "") ?? .aborted,
+      id: s.int(0), printer: s.string(1) ?? "",
+      state: JobState(rawValue: s.string(2) ?? "") ?? .aborted,
       copies: s.int(3), printed: s.int(4), createdAt: Date(timeIntervalSince1970: s.double(5)),
       updatedAt: Date(timeIntervalSince1970: s.double(6)), owner: JobOwner(uid: UInt32(s.int(7))))
     if let reason = s.string(8) {
@@ -68,8 +69,11 @@ final class JobStore: Sendable {
         INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid, document)
         VALUES (?, 'pending', ?, 0, ?, ?, ?, ?)
         """
-      ).bind(printer, copies, now.timeIntervalSince1970, now.timeIntervalSince1970, Int(owner.uid), document.bytes)
-        .run()
+      ).bind(
+        printer, copies, now.timeIntervalSince1970, now.timeIntervalSince1970, Int(owner.uid),
+        document.bytes
+      )
+      .run()
       return Job(
         id: Int(db.lastInsertRowID), printer: printer, state: .pending, copies: copies,
         printed: 0, createdAt: now, updatedAt: now, owner: owner)
@@ -136,7 +140,8 @@ final class JobStore: Sendable {
     let cutoff = Date().addingTimeInterval(-maxAge)
     let doomed: [Int] = cache.withLock { all in
       let ended = all.values.filter(\.state.isTerminal).sorted { $0.id > $1.id }
-      return ended.enumerated().filter { $0.offset >= keep || $0.element.updatedAt < cutoff }.map(\.element.id)
+      return ended.enumerated().filter { $0.offset >= keep || $0.element.updatedAt < cutoff }.map(
+        \.element.id)
     }
     guard !doomed.isEmpty else { return }
     do {

@@ -1,8 +1,9 @@
+import LabelCore
+import LabelSQLite
+
 #if canImport(Glibc)
   @preconcurrency import Glibc
 #endif
-import LabelCore
-import LabelSQLite
 
 /// A store's failure to keep valid data, before it becomes a `saveError` alert.
 /// Stores throw these; `SaveErrors` turns them into the alert and the 1004 response.

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import Dispatch
 import Foundation
 import LabelCore
 import LabelSQLite
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 /// The daemon's SQLite database (`<state-dir>/labeld.db`) and the one serial queue every
 /// access runs on: the connection is not thread-safe, and blocking SQLite calls never run on
@@ -47,14 +48,15 @@ final class StateStore: @unchecked Sendable {
   {
     let result: Result<T, SaveFailure> = await withCheckedContinuation { continuation in
       queue.async {
-        continuation.resume(returning: Result { () throws(SaveFailure) in
-          let db = try self.connection()
-          do throws(SQLiteError) {
-            return try body(db)
-          } catch {
-            throw self.failed(error)
-          }
-        })
+        continuation.resume(
+          returning: Result { () throws(SaveFailure) in
+            let db = try self.connection()
+            do throws(SQLiteError) {
+              return try body(db)
+            } catch {
+              throw self.failed(error)
+            }
+          })
       }
     }
     return try result.get()
@@ -131,7 +133,8 @@ final class StateStore: @unchecked Sendable {
       // system says why.
       var fs = statvfs()
       if statvfs(directory, &fs) == 0 && fs.f_flag & UInt(ST_RDONLY) != 0 {
-        throw SaveFailure(reason: .readOnly, message: "\(directory) is on a read-only file system (\(error))")
+        throw SaveFailure(
+          reason: .readOnly, message: "\(directory) is on a read-only file system (\(error))")
       }
       throw SaveFailure(opening: error, path: path)
     }
