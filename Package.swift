@@ -25,9 +25,10 @@ let package = Package(
     .executableTarget(name: "labelctl", dependencies: ["LabelClient", "LabelCore", "LabelPOSIX"]),
     // `make bench`: latency, fan-out and memory of a running labeld (not part of CI).
     .executableTarget(
-      name: "labeld-bench", dependencies: ["LabelClient", "LabelCore", "LabelPOSIX"]),
+      name: "labeld-bench", dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite"]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
-    .testTarget(name: "LabelDaemonTests", dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite"]),
+    .testTarget(
+      name: "LabelDaemonTests", dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite"]),
     .testTarget(
       name: "IntegrationTests",
       dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "labeld", "labelctl"]

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import Foundation
 import LabelCore
 import LabelPOSIX
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 /// How the daemon is set up: from the command line now, from labeld.conf later.
 public struct DaemonConfig: Sendable {
@@ -43,13 +44,16 @@ public final class Daemon: Sendable {
     let state = URL(fileURLWithPath: config.stateDirectory, isDirectory: true)
     try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
 
-    store = StateStore(directory: config.stateDirectory, busyTimeoutMS: config.busyTimeoutMS, log: log)
+    store = StateStore(
+      directory: config.stateDirectory, busyTimeoutMS: config.busyTimeoutMS, log: log)
     let alertStore = AlertStore(store: store)
-    var journal = AlertJournal(maxCount: config.alertRetentionCount, maxAge: config.alertRetentionAge)
+    var journal = AlertJournal(
+      maxCount: config.alertRetentionCount, maxAge: config.alertRetentionAge)
     jobStore = JobStore(store: store)
     do {
       try store.open()
-      journal = try alertStore.load(maxCount: config.alertRetentionCount, maxAge: config.alertRetentionAge)
+      journal = try alertStore.load(
+        maxCount: config.alertRetentionCount, maxAge: config.alertRetentionAge)
       try jobStore.load()
     } catch {
       // labeld still starts: it serves printers and reads, and every save answers (and
@@ -69,7 +73,8 @@ public final class Daemon: Sendable {
     services = Services(
       channel: channel, printers: registry, products: ProductStore(store: store),
       templates: TemplateStore(store: store),
-      jobs: JobService(jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
+      jobs: JobService(
+        jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
       renderer: LabelRenderer(), saveErrors: saveErrors, log: log)
 
     let (fd, owned) = try Self.listeningSocket(config.socketPath, log: log)
@@ -89,7 +94,8 @@ public final class Daemon: Sendable {
     await jobStore.prune(keep: config.jobHistoryCount, maxAge: config.jobHistoryAge)
     let unfinished = jobStore.unfinished
     for queue in services.printers.all {
-      await queue.resume(unfinished.filter { $0.printer == queue.id }, policy: config.interruptedJobs)
+      await queue.resume(
+        unfinished.filter { $0.printer == queue.id }, policy: config.interruptedJobs)
       await queue.start()
     }
     await abortOrphans(unfinished)
@@ -111,10 +117,13 @@ public final class Daemon: Sendable {
   private func abortOrphans(_ unfinished: [Job]) async {
     for job in unfinished where services.printers.queue(job.printer) == nil {
       let message = "printer \(job.printer) is no longer configured"
-      if let (updated, _) = await jobStore.update(job.id, {
-        $0.state = .aborted
-        $0.error = JobError(reason: .notFound, message: message)
-      }) {
+      if let (updated, _) = await jobStore.update(
+        job.id,
+        {
+          $0.state = .aborted
+          $0.error = JobError(reason: .notFound, message: message)
+        })
+      {
         services.channel.publish(job: updated)
       }
       log.warning("job \(job.id) aborted: \(message)")

@@ -97,9 +97,7 @@ public final class Database {
   /// `PRAGMA user_version`: the schema version migrations bring the file to.
   public var userVersion: Int {
     get throws(SQLiteError) {
-      let s = try statement("PRAGMA user_version")
-      guard try s.step() else { return 0 }
-      return s.int(0)
+      try statement("PRAGMA user_version").first { $0.int(0) } ?? 0
     }
   }
 }

@@ -21,10 +21,12 @@ public final class Statement {
     sqlite3_clear_bindings(handle)
   }
 
-  /// Binds parameters by position (1-based), in order: Int, Int64, Double, String,
-  /// [UInt8] (blob) or nil.
+  /// Resets the statement, then binds parameters by position (1-based), in order: Int,
+  /// Int64, Double, String, [UInt8] (blob) or nil.
   @discardableResult
   public func bind(_ values: (any SQLiteValue)?...) throws(SQLiteError) -> Statement {
+    // A statement run before must be reset before it can take new values.
+    sqlite3_reset(handle)
     for (i, value) in values.enumerated() {
       let index = Int32(i + 1)
       let rc: Int32
@@ -38,17 +40,33 @@ public final class Statement {
     return self
   }
 
-  /// Advances to the next row: true while there is one.
+  /// Advances to the next row: true while there is one. After the last row the statement
+  /// is reset, so it holds no read transaction (which would stop WAL checkpoints).
   public func step() throws(SQLiteError) -> Bool {
     let rc = sqlite3_step(handle)
     switch rc {
     case SQLITE_ROW: return true
-    case SQLITE_DONE: return false
+    case SQLITE_DONE:
+      sqlite3_reset(handle)
+      return false
     default:
       let e = database.error(rc)
       sqlite3_reset(handle)
       throw e
     }
+  }
+
+  /// The first row through `extract`, or nil; the statement is reset either way.
+  public func first<T>(_ extract: (Statement) -> T) throws(SQLiteError) -> T? {
+    defer { sqlite3_reset(handle) }
+    return try step() ? extract(self) : nil
+  }
+
+  /// Every row through `extract`.
+  public func all<T>(_ extract: (Statement) -> T) throws(SQLiteError) -> [T] {
+    var out: [T] = []
+    while try step() { out.append(extract(self)) }
+    return out
   }
 
   /// Runs a statement that returns no rows.

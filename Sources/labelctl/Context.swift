@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-  @preconcurrency import Glibc
-#endif
 import Foundation
 import LabelClient
 import LabelCore
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 /// labelctl's exit statuses (sysexits.h where one fits).
 enum ExitStatus: Int32 {

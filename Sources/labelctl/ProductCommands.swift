@@ -163,9 +163,10 @@ struct ProductsSave: ParsableCommand {
   }
 
   func run(_ context: Context) throws(CommandError) {
-    let productValue = try file.map { path throws(CommandError) in
-      try readJSONObject(path, what: "a product")
-    } ?? .object(product)
+    let productValue =
+      try file.map { path throws(CommandError) in
+        try readJSONObject(path, what: "a product")
+      } ?? .object(product)
     var params: [String: JSONValue] = ["product": productValue]
     if let expectedVersion { params["expectedVersion"] = .int(expectedVersion) }
     if let printer, let template {

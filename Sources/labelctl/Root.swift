@@ -1,8 +1,9 @@
+import LabelCore
+import LabelPOSIX
+
 #if canImport(Glibc)
   @preconcurrency import Glibc
 #endif
-import LabelCore
-import LabelPOSIX
 
 /// `labelctl`: the command tree's root.
 struct Root: CommandGroup {

@@ -1,7 +1,8 @@
+import LabelPOSIX
+
 #if canImport(Glibc)
   @preconcurrency import Glibc
 #endif
-import LabelPOSIX
 
 // labelctl: the command-line client of labeld. The command tree starts at `Root`
 // (Root.swift); `CLI.main` parses, validates and runs one command line.

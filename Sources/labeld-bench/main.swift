@@ -2,6 +2,7 @@ import Foundation
 import LabelClient
 import LabelCore
 import LabelPOSIX
+import LabelSQLite
 import Synchronization
 
 #if canImport(Glibc)
@@ -117,10 +118,14 @@ let idleRSS = rssKB(daemon.processIdentifier)
 let doc: JSONValue = [
   "format": "native", "data": .string(Data("^XA^FDbench^FS^XZ".utf8).base64EncodedString()),
 ]
+let product: JSONValue = [
+  "product": ["sku": "BENCH-1", "name": "Bench product", "barcode": "4006381333931"]
+]
 for (method, params) in [
   ("printers.list", [:] as JSONValue), ("jobs.submit", ["printer": "sim:zebra", "document": doc]),
+  ("products.save", product),
 ] {
-  for clients in [1, 10, 100] {
+  for clients in [1, 10, 100] where method != "products.save" || clients <= 10 {
     // Flat out (closed loop: latency includes queueing behind the other clients), then
     // paced at 10 calls/s per client (an open-loop offered load).
     for interval in [nil, 0.1] as [Double?] {
@@ -176,4 +181,98 @@ report += String(
 report += "| idle RSS (MB) | \(String(format: "%.1f", Double(idleRSS) / 1024)) |\n"
 report +=
   "| RSS with 1,000 subscribers (MB) | \(String(format: "%.1f", Double(subscribedRSS) / 1024)) |\n"
+// Store size per 10,000 jobs, and start-up with 100,000 jobs of history.
+report += storeSize()
+report += startupWithHistory()
 print(report)
+
+/// Bytes of labeld.db plus its WAL after 10,000 jobs go through a fresh daemon.
+@MainActor func storeSize() -> String {
+  let home = dir.appendingPathComponent("size")
+  let (p, sock) = startDaemon(home, ["--simulate", "zebra=zpl", "--job-history", "100000"])
+  defer { stopDaemon(p) }
+  let label =
+    "^XA^PW406^LL203^FO20,20^A0N,30,30^FDWhole milk 1 L^FS^FO20,60^BY2^BEN,60,Y,N^FD400638133393^FS^XZ"
+  let docBytes: JSONValue = [
+    "format": "native", "data": .string(Data(label.utf8).base64EncodedString()),
+  ]
+  let group = DispatchGroup()
+  for _ in 0..<10 {
+    group.enter()
+    Thread.detachNewThread {
+      defer { group.leave() }
+      guard let c = try? LabelClient(socketPath: sock) else { return }
+      for _ in 0..<1000 {
+        _ = try? c.call("jobs.submit", ["printer": "sim:zebra", "document": docBytes])
+      }
+    }
+  }
+  group.wait()
+  usleep(500_000)
+  let db = home.appendingPathComponent("state/labeld.db").path
+  let size = ["", "-wal"].map {
+    (try? FileManager.default.attributesOfItem(atPath: db + $0)[.size] as? Int) ?? 0
+  }
+  return String(
+    format: "| store size per 10,000 jobs (%d-byte label), db + WAL (MB) | %.2f |\n",
+    label.utf8.count, Double(size.reduce(0, +)) / 1e6)
+}
+
+/// Milliseconds from exec to the first answered request, with 100,000 ended jobs stored.
+@MainActor func startupWithHistory() -> String {
+  let home = dir.appendingPathComponent("history")
+  let args = ["--simulate", "zebra=zpl", "--job-history", "200000"]
+  let (p, _) = startDaemon(home, args)
+  stopDaemon(p)  // creates the schema
+  do {
+    let db = try Database(path: home.appendingPathComponent("state/labeld.db").path)
+    try db.transaction { () throws(SQLiteError) in
+      let insert = try db.statement(
+        """
+        INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid, document)
+        VALUES ('sim:zebra', 'completed', 1, 1, ?, ?, 0, ?)
+        """)
+      let now = Date().timeIntervalSince1970
+      let bytes = Array("^XA^FO20,20^A0N,30,30^FDhistory^FS^XZ".utf8)
+      for i in 0..<100_000 { try insert.bind(now - Double(i), now - Double(i), bytes).run() }
+    }
+    try db.close()
+  } catch {
+    return "| start-up with 100,000 jobs of history | failed: \(error) |\n"
+  }
+  var times: [Double] = []
+  for _ in 0..<5 {
+    let t0 = now()
+    let (p2, _) = startDaemon(home, args)
+    times.append(Double(now() - t0) / 1e6)
+    stopDaemon(p2)
+  }
+  times.sort()
+  return String(
+    format: "| start-up to first answer, 100,000 jobs of history, median of 5 (ms) | %.1f |\n",
+    times[2])
+}
+
+/// Starts labeld in `home` and returns once it answers `hello`.
+@MainActor func startDaemon(_ home: URL, _ args: [String]) -> (Process, String) {
+  try? FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+  let sock = home.appendingPathComponent("s.sock").path
+  let p = Process()
+  p.executableURL = URL(fileURLWithPath: bench.labeld)
+  p.arguments =
+    [
+      "--socket", sock, "--state-dir", home.appendingPathComponent("state").path, "--log-level",
+      "error",
+    ] + args
+  try? p.run()
+  while true {
+    if let c = try? LabelClient(socketPath: sock), (try? c.call("hello")) != nil { break }
+    usleep(500)
+  }
+  return (p, sock)
+}
+
+func stopDaemon(_ p: Process) {
+  p.terminate()
+  p.waitUntilExit()
+}

@@ -43,7 +43,8 @@ struct DispatcherTests {
     let log = Logger(level: .error, sink: MemorySink())
     let channel = EventChannel(log: log)
     let registry = PrinterRegistry()
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("labeld-unit-\(UUID())").path
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("labeld-unit-\(UUID())")
+      .path
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let store = StateStore(directory: dir, log: log)

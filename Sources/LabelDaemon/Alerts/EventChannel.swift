@@ -46,8 +46,11 @@ final class EventChannel: Sendable {
   private let log: Logger
   private let persistence: (any AlertPersistence)?
 
-  init(journal: AlertJournal = AlertJournal(), persistence: (any AlertPersistence)? = nil, log: Logger) {
-    self.state = Mutex(State(journal: journal, reservedThrough: persistence == nil ? .max : journal.latestSeq))
+  init(
+    journal: AlertJournal = AlertJournal(), persistence: (any AlertPersistence)? = nil, log: Logger
+  ) {
+    self.state = Mutex(
+      State(journal: journal, reservedThrough: persistence == nil ? .max : journal.latestSeq))
     self.log = log
     self.persistence = persistence
   }

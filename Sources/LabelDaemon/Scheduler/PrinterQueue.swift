@@ -61,12 +61,16 @@ actor PrinterQueue {
       if job.state == .processing {
         switch policy {
         case .resend:
-          log.notice("printer \(id) job \(job.id): was printing when labeld stopped; sending copy \(job.printed + 1) again")
+          log.notice(
+            "printer \(id) job \(job.id): was printing when labeld stopped; sending copy \(job.printed + 1) again"
+          )
           _ = await updateJob(job.id) { $0.state = .pending }
         case .abort:
           await abort(
             job.id, reason: .jobAborted,
-            message: "labeld stopped while job \(job.id) was printing (copy \(job.printed + 1) of \(job.copies)); not resent by policy")
+            message:
+              "labeld stopped while job \(job.id) was printing (copy \(job.printed + 1) of \(job.copies)); not resent by policy"
+          )
           continue
         }
       }
@@ -147,7 +151,8 @@ actor PrinterQueue {
     do {
       found = try await jobs.record(jobID)
     } catch {
-      await abort(jobID, reason: .unknown, message: "cannot read job \(jobID)'s document: \(error.message)")
+      await abort(
+        jobID, reason: .unknown, message: "cannot read job \(jobID)'s document: \(error.message)")
       return
     }
     guard let record = found, !record.job.state.isTerminal else { return }

@@ -25,9 +25,9 @@ final class AlertStore: AlertPersistence {
     try store.runSync { db throws(SQLiteError) in
       var latest: UInt64 = 0
       let maxSeq = try db.statement("SELECT max(seq) FROM alerts")
-      if try maxSeq.step(), !maxSeq.isNull(0) { latest = UInt64(maxSeq.int(0)) }
+      if let m = try maxSeq.first({ $0.isNull(0) ? nil : $0.int(0) }) ?? nil { latest = UInt64(m) }
       let reserved = try db.statement("SELECT value FROM settings WHERE key = 'alert_seq_reserved'")
-      if try reserved.step(), let v = reserved.string(0).flatMap(UInt64.init) {
+      if let v = try reserved.first({ $0.string(0).flatMap(UInt64.init) }) ?? nil {
         latest = max(latest, v)
       }
       var events: [AlertEvent] = []

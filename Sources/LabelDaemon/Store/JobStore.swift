@@ -119,7 +119,7 @@ final class JobStore: Sendable {
     guard let job = get(id) else { return nil }
     let bytes: [UInt8]? = try await store.run { db throws(SQLiteError) in
       let s = try db.statement("SELECT document FROM jobs WHERE id = ?").bind(id)
-      return try s.step() ? s.blob(0) : nil
+      return try s.first { $0.blob(0) }
     }
     return bytes.map { JobRecord(job: job, document: .native($0)) }
   }

@@ -16,7 +16,7 @@ final class ProductStore: Sendable {
     let outcome = try await store.run { db throws(SQLiteError) -> Result<Product, SaveFailure> in
       try db.transaction { () throws(SQLiteError) -> Result<Product, SaveFailure> in
         let find = try db.statement("SELECT version FROM products WHERE sku = ?").bind(input.sku)
-        let current = try find.step() ? find.int(0) : 0
+        let current = try find.first { $0.int(0) } ?? 0
         if let expectedVersion, expectedVersion != current {
           let stored = current == 0 ? "no such product" : "version \(current)"
           return .failure(
@@ -39,7 +39,7 @@ final class ProductStore: Sendable {
   func get(_ sku: String) async throws(SaveFailure) -> Product? {
     try await store.run { db throws(SQLiteError) in
       let s = try db.statement("SELECT json FROM products WHERE sku = ?").bind(sku)
-      return try s.step() ? RowCoding.decode(Product.self, s.blob(0)) : nil
+      return try s.first { RowCoding.decode(Product.self, $0.blob(0)) } ?? nil
     }
   }
 
@@ -65,7 +65,7 @@ final class ProductStore: Sendable {
   func count() async throws(SaveFailure) -> Int {
     try await store.run { db throws(SQLiteError) in
       let s = try db.statement("SELECT count(*) FROM products")
-      return try s.step() ? s.int(0) : 0
+      return try s.first { $0.int(0) } ?? 0
     }
   }
 }

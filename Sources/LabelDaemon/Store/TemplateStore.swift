@@ -18,7 +18,7 @@ final class TemplateStore: Sendable {
   func get(_ name: String) async throws(SaveFailure) -> Template? {
     try await store.run { db throws(SQLiteError) in
       let s = try db.statement("SELECT json FROM templates WHERE name = ?").bind(name)
-      return try s.step() ? RowCoding.decode(Template.self, s.blob(0)) : nil
+      return try s.first { RowCoding.decode(Template.self, $0.blob(0)) } ?? nil
     }
   }
 
