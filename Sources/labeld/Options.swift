@@ -37,8 +37,9 @@ struct Options {
       --max-queued-messages N  Outgoing messages a client may fall behind before it gets
                                an overflow notification and is disconnected (default 1024).
       --alert-retention N      Alert events kept for `subscribe` replay (default 10000).
-      --job-history N          Ended jobs kept (default 10000; older ones, and any ended
-                               over 30 days ago, are pruned).
+      --alert-retention-days N Days an alert event is kept for replay (default 7).
+      --job-history N          Ended jobs kept (default 10000); older ones are pruned.
+      --job-history-days N     Days an ended job is kept (default 30).
       --interrupted-jobs resend|abort
                                A job that was printing when labeld stopped (crash, power
                                cut): resend its interrupted copy (default; a missing label is
@@ -82,6 +83,7 @@ struct Options {
         if [
           "--socket", "--state-dir", "--simulate", "--seed", "--max-message-bytes",
           "--max-queued-messages", "--alert-retention", "--log-level", "--job-history",
+          "--job-history-days", "--alert-retention-days",
           "--interrupted-jobs", "--busy-timeout-ms",
         ].contains(flag) {
           var rest = args
@@ -102,6 +104,10 @@ struct Options {
       case "--max-queued-messages": config.maxQueuedMessages = try integer(arg, 16...1_000_000)
       case "--alert-retention": config.alertRetentionCount = try integer(arg, 1...10_000_000)
       case "--job-history": config.jobHistoryCount = try integer(arg, 0...10_000_000)
+      case "--job-history-days":
+        config.jobHistoryAge = Double(try integer(arg, 1...36_500)) * 86_400
+      case "--alert-retention-days":
+        config.alertRetentionAge = Double(try integer(arg, 1...36_500)) * 86_400
       case "--busy-timeout-ms": config.busyTimeoutMS = Int32(try integer(arg, 0...600_000))
       case "--interrupted-jobs":
         let name = try value(arg)

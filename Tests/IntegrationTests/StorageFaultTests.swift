@@ -169,3 +169,33 @@ struct StorageFaultTests {
     }
   }
 }
+
+/// A store that cannot be opened: labeld still starts and serves, every save answers
+/// `unavailable`, and it recovers without a restart once the file can be opened.
+@Suite struct UnavailableStoreTests {
+  @Test func unopenableDatabase_unavailable_thenRecovers() throws {
+    let home = DaemonProcess.makeTempDirectory()
+    defer { try? FileManager.default.removeItem(at: home) }
+    // A directory where the database file should be.
+    let blocker = home.appendingPathComponent("state/labeld.db")
+    try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: true)
+    let d = try DaemonProcess(["--simulate", "zebra=zpl"], directory: home)
+    defer { d.stop() }
+    let c = try d.client()
+    #expect(try c.call("printers.list", [:], as: PrintersResult.self).printers.count == 1)
+    let e = try #require(c.error("products.save", ["product": ["sku": "U", "name": "Unsaved"]]))
+    #expect(e.code == 1004)
+    #expect(e.data?["reason"] == "unavailable")
+    let j = try #require(
+      c.error(
+        "jobs.submit",
+        ["printer": "sim:zebra", "document": ["format": "native", "data": base64("x")]]))
+    #expect(j.data?["reason"] == "unavailable")
+    try FileManager.default.removeItem(at: blocker)
+    let saved = try c.call(
+      "products.save", ["product": ["sku": "U", "name": "Saved"]], as: ProductSaveResult.self)
+    #expect(saved.product.version == 1)
+    let active = try c.call("alerts.active", [:], as: AlertsResult.self).alerts.map(\.id)
+    #expect(active == ["saveError:job:new"])  // the product's alert cleared; the job's stays until a job is kept
+  }
+}
