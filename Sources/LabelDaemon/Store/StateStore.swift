@@ -47,34 +47,26 @@ final class StateStore: @unchecked Sendable {
     async throws(SaveFailure) -> T
   {
     let result: Result<T, SaveFailure> = await withCheckedContinuation { continuation in
-      queue.async {
-        continuation.resume(
-          returning: Result { () throws(SaveFailure) in
-            let db = try self.connection()
-            do throws(SQLiteError) {
-              return try body(db)
-            } catch {
-              throw self.failed(error)
-            }
-          })
-      }
+      queue.async { continuation.resume(returning: self.perform(body)) }
     }
     return try result.get()
   }
 
   /// Like `run`, for start-up code that has no task to suspend.
   func runSync<T>(_ body: (Database) throws(SQLiteError) -> T) throws(SaveFailure) -> T {
-    let result: Result<T, SaveFailure> = queue.sync {
-      Result { () throws(SaveFailure) in
-        let db = try self.connection()
-        do throws(SQLiteError) {
-          return try body(db)
-        } catch {
-          throw self.failed(error)
-        }
+    try queue.sync { perform(body) }.get()
+  }
+
+  /// `body` with the open connection, its SQLite failure mapped (on `queue`).
+  private func perform<T>(_ body: (Database) throws(SQLiteError) -> T) -> Result<T, SaveFailure> {
+    Result { () throws(SaveFailure) in
+      let db = try connection()
+      do throws(SQLiteError) {
+        return try body(db)
+      } catch {
+        throw failed(error)
       }
     }
-    return try result.get()
   }
 
   /// Queues `body` without waiting (the alert journal's writes): in order, never blocking
