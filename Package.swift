@@ -15,10 +15,15 @@ let package = Package(
     // SQLite, through one small C module and a typed wrapper (one owner per handle).
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "LabelSQLite", dependencies: ["CSQLite"]),
+    // Printer languages: bitmaps and codecs, ZPL II and Brother QL encoders, status parsers.
+    // Pure Swift on top of the core model.
+    .target(name: "LabelLanguages", dependencies: ["LabelCore"]),
     // Thin POSIX layer: errno-safe syscalls, Unix sockets, peer credentials, socket paths.
     .target(name: "LabelPOSIX"),
     // The daemon: server, dispatcher, alert channel, scheduler, registry, simulator.
-    .target(name: "LabelDaemon", dependencies: ["LabelCore", "LabelPOSIX", "LabelSQLite"]),
+    .target(
+      name: "LabelDaemon",
+      dependencies: ["LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages"]),
     // A blocking line-oriented client used by labelctl and the tests.
     .target(name: "LabelClient", dependencies: ["LabelCore", "LabelPOSIX"]),
     .executableTarget(name: "labeld", dependencies: ["LabelDaemon", "LabelCore", "LabelPOSIX"]),
@@ -27,6 +32,7 @@ let package = Package(
     .executableTarget(
       name: "labeld-bench", dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite"]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
+    .testTarget(name: "LabelLanguagesTests", dependencies: ["LabelLanguages", "LabelCore"]),
     .testTarget(
       name: "LabelDaemonTests", dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite"]),
     .testTarget(
