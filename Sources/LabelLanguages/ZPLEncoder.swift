@@ -1,0 +1,147 @@
+import LabelCore
+
+/// How a Zebra printer should finish each label.
+public enum ZPLPrintMode: String, Sendable {
+  case tear = "T", cut = "C", peel = "P"
+}
+
+/// Per-job settings that are not part of the template.
+public struct ZPLOptions: Sendable, Equatable {
+  public var dpi: Int
+  /// `~SD` darkness, 0–30; nil leaves the printer's setting.
+  public var darkness: Int?
+  public var mode: ZPLPrintMode?
+  /// `^PQ` quantity of this label in one document.
+  public var quantity: Int
+
+  public init(dpi: Int, darkness: Int? = nil, mode: ZPLPrintMode? = nil, quantity: Int = 1) {
+    self.dpi = dpi
+    self.darkness = darkness
+    self.mode = mode
+    self.quantity = quantity
+  }
+}
+
+/// Templates to native ZPL II: text in the scalable font `^A0` (UTF-8 via `^CI28`, field
+/// data escaped with `^FH`), barcodes drawn by the printer itself (`^BE`, `^BU`, `^BC`,
+/// `^BQ`) so bars land on whole dots, boxes and lines as `^GB`/`^GD`.
+public enum ZPLEncoder {
+  /// One label (`^XA` … `^XZ`) for `template` filled with `data`.
+  public static func label(_ template: Template, data: [String: String], options: ZPLOptions)
+    throws(LabelError) -> String
+  {
+    let dpi = options.dpi
+    var z = ""
+    if let darkness = options.darkness { z += "~SD\(String(format2: max(0, min(30, darkness))))" }
+    z += "^XA^CI28"
+    z += "^PW\(dots(template.media.widthMM, dpi))^LL\(dots(template.media.lengthMM, dpi))^LH0,0"
+    if let mode = options.mode { z += "^MM\(mode.rawValue)" }
+    for (index, element) in template.elements.enumerated() {
+      z += try encode(element, data: data, dpi: dpi, path: "elements[\(index)]")
+    }
+    z += "^PQ\(max(1, options.quantity))^XZ"
+    return z
+  }
+
+  private static func encode(_ element: Element, data: [String: String], dpi: Int, path: String)
+    throws(LabelError) -> String
+  {
+    switch element {
+    case .text(let t):
+      let text = try fill(t.text, data, field: "\(path).text")
+      return TextField(t, text: text, dpi: dpi).zpl
+    case .barcode(let b):
+      let value = try fill(b.data, data, field: "\(path).data")
+      if let problem = b.symbology.problem(value) {
+        throw LabelError(field: "\(path).data", reason: "\"\(value)\": \(problem)")
+      }
+      return BarcodeField(b, data: value, dpi: dpi).zpl
+    case .box(let b):
+      let w = max(1, dots(b.width, dpi))
+      let h = max(1, dots(b.height, dpi))
+      let t = (b.fill ?? false) ? min(w, h) : max(1, dots(b.thickness ?? 0.3, dpi))
+      return "^FO\(dots(b.x, dpi)),\(dots(b.y, dpi))^GB\(w),\(h),\(min(t, min(w, h))),B,0^FS"
+    case .line(let l):
+      let t = max(1, dots(l.thickness ?? 0.3, dpi))
+      let x1 = dots(l.x1, dpi)
+      let y1 = dots(l.y1, dpi)
+      let x2 = dots(l.x2, dpi)
+      let y2 = dots(l.y2, dpi)
+      let w = abs(x2 - x1)
+      let h = abs(y2 - y1)
+      if w == 0 || h == 0 {
+        return "^FO\(min(x1, x2)),\(min(y1, y2))^GB\(max(w, t)),\(max(h, t)),\(t),B,0^FS"
+      }
+      // Diagonal: ^GD leans right ("/", rising) or left ("\").
+      let leaning = (x2 > x1) == (y2 < y1) ? "R" : "L"
+      return "^FO\(min(x1, x2)),\(min(y1, y2))^GD\(w),\(h),\(t),B,\(leaning)^FS"
+    }
+  }
+
+  private static func fill(_ text: String, _ data: [String: String], field: String)
+    throws(LabelError) -> String
+  {
+    switch Placeholders.fill(text, from: data) {
+    case .success(let s): return s
+    case .failure(let e): throw LabelError(field: "data.\(e.field)", reason: e.reason)
+    }
+  }
+
+  /// A bitmap placed at (`x`, `y`) dots as `^GFA` with Zebra's ASCII compression:
+  /// `^GFA,<total bytes>,<total bytes>,<bytes per row>,<data>`.
+  public static func graphic(_ bitmap: Bitmap, x: Int, y: Int) -> String {
+    let total = bitmap.bytesPerRow * bitmap.height
+    return "^FO\(x),\(y)^GFA,\(total),\(total),\(bitmap.bytesPerRow),\(ZebraHex.encode(bitmap))^FS"
+  }
+
+  /// A whole label that prints `bitmap` (a rasterised label or a PNG document).
+  public static func label(_ bitmap: Bitmap, options: ZPLOptions) -> String {
+    var z = ""
+    if let darkness = options.darkness { z += "~SD\(String(format2: max(0, min(30, darkness))))" }
+    z += "^XA^PW\(bitmap.width)^LL\(bitmap.height)^LH0,0"
+    if let mode = options.mode { z += "^MM\(mode.rawValue)" }
+    z += graphic(bitmap, x: 0, y: 0)
+    z += "^PQ\(max(1, options.quantity))^XZ"
+    return z
+  }
+
+  /// Field data for `^FH_^FD…^FS`: `^`, `~`, `_`, `\` and control bytes as `_xx` hex, so
+  /// no product name can end a field or start a command. UTF-8 passes as is (`^CI28`).
+  public static func escape(_ text: String) -> String {
+    var out = ""
+    out.reserveCapacity(text.utf8.count)
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "^", "~", "_", "\\":
+        out += "_" + hex(UInt8(scalar.value))
+      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+        out += "_" + hex(UInt8(scalar.value))
+      default:
+        out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+
+  static func hex(_ b: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return String([digits[Int(b >> 4)], digits[Int(b & 15)]])
+  }
+
+  /// The ZPL orientation letter for a rotation in degrees clockwise.
+  static func orientation(_ rotation: Int?) -> String {
+    switch rotation ?? 0 {
+    case 90: return "R"
+    case 180: return "I"
+    case 270: return "B"
+    default: return "N"
+    }
+  }
+}
+
+extension String {
+  /// Two-digit zero-padded decimal (`~SD` wants 00–30).
+  fileprivate init(format2 n: Int) {
+    self = n < 10 ? "0\(n)" : "\(n)"
+  }
+}
