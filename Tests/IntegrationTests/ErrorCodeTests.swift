@@ -100,21 +100,21 @@ import Testing
     }
   }
 
-  @Test func unsupported_1007_forTemplateJobsPNGAndRenderUntilEncodersLand() throws {
+  @Test func unsupported_1007_forRasterTemplatesAndPNGUntilTheRasteriserLands() throws {
     try withDaemon { d in
       let c = try d.client()
       try c.call("templates.save", ["template": Fixtures.shelfTemplate])
       try c.call(
         "products.save", ["product": ["sku": "S1", "name": "Soap", "barcode": "4006381333931"]])
       let cases: [(String, JSONValue)] = [
-        ("jobs.submit", ["printer": "sim:zebra", "template": "shelf", "sku": "S1"]),
+        ("jobs.submit", ["printer": "sim:ql", "template": "shelf", "sku": "S1"]),
         (
           "jobs.submit",
           ["printer": "sim:ql", "document": ["format": "png", "data": base64("\u{89}PNG")]]
         ),
         (
           "labels.render",
-          ["template": "shelf", "sku": "S1", "printer": "sim:zebra", "format": "native"]
+          ["template": "shelf", "sku": "S1", "printer": "sim:ql", "format": "native"]
         ),
         (
           "labels.render",
@@ -124,7 +124,7 @@ import Testing
           "products.save",
           [
             "product": ["sku": "S2", "name": "Brush", "barcode": "4006381333931"],
-            "print": ["printer": "sim:zebra", "template": "shelf"],
+            "print": ["printer": "sim:ql", "template": "shelf"],
           ]
         ),
       ]

@@ -271,7 +271,7 @@ let shelfTemplate = """
     #expect(run.stderr.contains("(error 1003)"))
   }
 
-  @Test func templatesSaveListShow_andRenderIsUnsupported() throws {
+  @Test func templatesSaveListShow_andRender() throws {
     let daemon = try DaemonProcess()
     let path = try daemon.file("shelf.json", shelfTemplate)
     let save = try daemon.ctl("templates", "save", path)
@@ -281,13 +281,23 @@ let shelfTemplate = """
     let template = try show.json()
     #expect(template["name"] == "shelf")
     #expect(template["elements"]?.arrayValue?.count == 2)
+    // Native ZPL for a ZPL printer lands in the file...
     let output = daemon.directory.appendingPathComponent("out.zpl").path
     let render = try daemon.ctl(
       "render", "shelf", "--data", "name=Pencil", "--data", "barcode=4006381333931",
       "--printer", "sim:zebra", "-o", output)
-    #expect(render.status == 1)
-    #expect(render.stderr.contains("(error 1007)"))
-    #expect(!FileManager.default.fileExists(atPath: output))
+    #expect(render.status == 0, "\(render.stderr)")
+    let zpl = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    #expect(zpl.hasPrefix("^XA^CI28^PW400^LL200"))  // its 50 x 25 mm template at 203 dpi
+    #expect(zpl.contains("^FDPencil^FS"))
+    // ...while a Brother QL label needs the rasteriser: 1007, and no file.
+    let rasterOut = daemon.directory.appendingPathComponent("out.ql").path
+    let raster = try daemon.ctl(
+      "render", "shelf", "--data", "name=Pencil", "--data", "barcode=4006381333931",
+      "--printer", "sim:ql", "-o", rasterOut)
+    #expect(raster.status == 1)
+    #expect(raster.stderr.contains("(error 1007)"))
+    #expect(!FileManager.default.fileExists(atPath: rasterOut))
   }
 
   @Test func alertsFollow_sinceZero_showsAnAlertRaisedLater() throws {

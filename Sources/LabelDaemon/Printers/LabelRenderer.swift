@@ -1,24 +1,26 @@
 import Foundation
 import LabelCore
+import LabelLanguages
 
 /// Turns a template and its data into a printer's bytes or a preview.
 ///
-/// The encoders (ZPL II, Brother QL raster) and the rasteriser arrive with the
-/// printer-languages and rendering work; until then every render answers 1007, after the
-/// request has been checked in full, so clients see their real mistakes first.
+/// ZPL printers get native ZPL II (text and barcodes drawn by the printer). Brother QL
+/// raster and PNG previews need the rasteriser, which comes with the rendering work; until
+/// then they answer 1007, after the request has been checked in full, so clients see their
+/// real mistakes first.
 struct LabelRenderer: Sendable {
   enum Format: String, Sendable { case png, native }
 
-  /// Fills the template's placeholders; a missing value names the field (`data.<name>`).
+  /// Checks every `${field}` the template uses has a value (`data.<name>` otherwise).
   func resolve(_ template: Template, data: [String: String]) throws(RPCError) {
-    for name in template.referencedFields where data[name] == nil {
+    for name in template.referencedFields.sorted() where data[name] == nil {
       throw .invalidParams(
         field: "data.\(name)",
         reason: "template \(template.name) uses ${\(name)} but no value was given")
     }
   }
 
-  /// The bytes of one copy of `template` for `language`.
+  /// One copy of `template` for `language` at `dpi`.
   func render(
     _ template: Template, data: [String: String], language: PrinterLanguage, dpi: Int,
     format: Format
@@ -26,17 +28,39 @@ struct LabelRenderer: Sendable {
     try resolve(template, data: data)
     switch format {
     case .native:
-      throw .unsupported(
-        "rendering templates to \(language.rawValue) is not available in this version of labeld")
+      switch language {
+      case .zpl:
+        let zpl: String
+        do {
+          zpl = try ZPLEncoder.label(template, data: data, options: ZPLOptions(dpi: dpi))
+        } catch {
+          throw .invalidParams(field: error.field, reason: error.reason)
+        }
+        return RenderResult(
+          format: "native", mediaType: "application/vnd.zebra-zpl",
+          data: Data(zpl.utf8).base64EncodedString(),
+          width: Int((template.media.widthMM * Double(dpi) / 25.4).rounded()),
+          height: Int((template.media.lengthMM * Double(dpi) / 25.4).rounded()))
+      case .brotherQL:
+        throw .unsupported(
+          "Brother QL labels are raster images and need the rasteriser, which this version of labeld does not have yet"
+        )
+      }
     case .png:
       throw .unsupported("PNG previews are not available in this version of labeld")
     }
   }
 
-  /// One copy of a template job for `printer`, in its language.
+  /// One copy of a template job for `printer`, in its language. A template wider than the
+  /// printer's media is refused (1007) rather than printed cut off.
   func document(_ template: Template, data: [String: String], for printer: Printer)
     throws(RPCError) -> JobDocument
   {
+    if let media = printer.media, template.media.widthMM > media.widthMM + 0.5 {
+      throw .unsupported(
+        "template \(template.name) is \(template.media.widthMM) mm wide but \(printer.id) has "
+          + "\(media.widthMM) mm media loaded")
+    }
     let rendered = try render(
       template, data: data, language: printer.language, dpi: printer.dpi, format: .native)
     guard let bytes = Data(base64Encoded: rendered.data) else {

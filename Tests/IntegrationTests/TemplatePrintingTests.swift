@@ -1,0 +1,118 @@
+import Foundation
+import LabelClient
+import LabelCore
+import Testing
+
+/// Templates printed on ZPL printers: the bytes that reach the (simulated) printer.
+@Suite struct TemplatePrintingTests {
+  static let expectedMilk =
+    "^XA^CI28^PW406^LL203^LH0,0"
+    + "^FO16,16^A0N,28,28^FB368,1,0,L,0^FH_^FDSoap _5E2^FS"
+    + "^FO32,72^BY3^BEN,80,Y,N^FD400638133393^FS"
+    + "^FO4,4^GB398,195,2,B,0^FS"
+    + "^PQ1^XZ"
+
+  static func setUp(_ c: LabelClient) throws {
+    try c.call("templates.save", ["template": Fixtures.shelfTemplate])
+    try c.call(
+      "products.save", ["product": ["sku": "S1", "name": "Soap ^2", "barcode": "4006381333931"]])
+  }
+
+  @Test func templateJob_sendsNativeZPL_withProductData() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      try Self.setUp(c)
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs"]])
+      let job = try c.call(
+        "jobs.submit", ["printer": "sim:zebra", "template": "shelf", "sku": "S1", "copies": 2],
+        as: JobResult.self
+      ).job
+      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+      #expect(
+        d.simOutput("zebra", job: job.id, ext: "zpl")
+          == Array((Self.expectedMilk + Self.expectedMilk).utf8))
+    }
+  }
+
+  @Test func labelsRenderNative_isTheSameZPL() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      try Self.setUp(c)
+      let r = try c.call(
+        "labels.render",
+        ["template": "shelf", "sku": "S1", "printer": "sim:zebra", "format": "native"],
+        as: RenderResult.self)
+      #expect(r.mediaType == "application/vnd.zebra-zpl")
+      #expect(r.width == 406 && r.height == 203)
+      #expect(Data(base64Encoded: r.data) == Data(Self.expectedMilk.utf8))
+      // By language and dpi, without a printer, with literal data.
+      let by300 = try c.call(
+        "labels.render",
+        [
+          "template": "shelf", "data": ["name": "X", "barcode": "4006381333931"], "language": "zpl",
+          "dpi": 300, "format": "native",
+        ],
+        as: RenderResult.self)
+      #expect(by300.width == 600)
+      #expect(
+        String(decoding: Data(base64Encoded: by300.data)!, as: UTF8.self).contains("^PW600^LL300"))
+    }
+  }
+
+  @Test func saveAndPrint_savesThenPrints_andAFailedSaveSubmitsNothing() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      try Self.setUp(c)
+      let print: JSONValue = ["printer": "sim:zebra", "template": "shelf"]
+      let r = try c.call(
+        "products.save",
+        [
+          "product": ["sku": "S1", "name": "Soap ^2", "barcode": "4006381333931"],
+          "expectedVersion": 1, "print": print,
+        ],
+        as: ProductSaveResult.self)
+      #expect(r.product.version == 2)
+      let job = try #require(r.job)
+      #expect(job.printer == "sim:zebra")
+      // A save that fails (stale version) submits nothing.
+      let e = try #require(
+        c.error(
+          "products.save",
+          [
+            "product": ["sku": "S1", "name": "Soap", "barcode": "4006381333931"],
+            "expectedVersion": 1, "print": print,
+          ]))
+      #expect(e.code == 1004)
+      #expect(try c.call("jobs.list", [:], as: JobsResult.self).jobs.map(\.id) == [job.id])
+    }
+  }
+
+  @Test func missingDataAndTooWideTemplates_areRefusedClearly() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      try Self.setUp(c)
+      let missing = try #require(
+        c.error(
+          "jobs.submit",
+          ["printer": "sim:zebra", "template": "shelf", "data": ["name": "No barcode"]]))
+      #expect(missing.code == -32602)
+      #expect(missing.data?["field"] == "data.barcode")
+      let badCode = try #require(
+        c.error(
+          "jobs.submit",
+          ["printer": "sim:zebra", "template": "shelf", "data": ["name": "N", "barcode": "12345"]]))
+      #expect(badCode.code == -32602)
+      #expect(badCode.data?["field"] == "elements[1].data")
+      var wide = Fixtures.shelfTemplate.objectValue!
+      wide["name"] = "wide"
+      wide["media"] = ["widthMM": 101.6, "lengthMM": 152.4]
+      try c.call("templates.save", ["template": .object(wide)])
+      let tooWide = try #require(
+        c.error("jobs.submit", ["printer": "sim:zebra", "template": "wide", "sku": "S1"]))
+      #expect(tooWide.code == 1007)
+      #expect(tooWide.message.contains("50.8 mm media"))
+      #expect(try c.call("jobs.list", [:], as: JobsResult.self).jobs.isEmpty)
+    }
+  }
+}
