@@ -10,7 +10,7 @@ PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 procps
 DEMO_PRINTERS = --simulate zebra=zpl,dpi=203,width=50.8,length=25.4,speed=120 \
                 --simulate ql=brother-ql,dpi=300,width=62,length=0,speed=60
 
-.PHONY: help all build run test deps bench format lint clean
+.PHONY: help all build run test deps peers bench format lint clean
 
 help:
 	@echo "make run     build and run labeld in the foreground (simulated printers, demo data)"
@@ -39,7 +39,21 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	else echo "all packages present: $(PACKAGES)"; fi
 
-test: deps
+# Peer implementations the tests compare our output with (PyPI, in a venv under .build).
+# zpl-toolchain ships only a CPython 3.12 wheel: use pyenv's 3.12 where python3.12 is
+# not on PATH. Without it the peer tests skip and say so.
+PEERS      = .build/peers
+PY312     ?= $(shell for p in $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.12*/bin/python3.12 2>/dev/null) python3.12; do \
+                 $$p -c 'import sys' 2>/dev/null && { command -v $$p; break; }; done)
+
+peers:
+	@if [ ! -x $(PEERS)/zpl/bin/python ] && [ -n "$(PY312)" ]; then \
+	  echo "creating $(PEERS)/zpl (zpl-toolchain)"; \
+	  $(PY312) -m venv $(PEERS)/zpl && $(PEERS)/zpl/bin/pip install -q zpl-toolchain==0.1.16 \
+	  || { echo "zpl-toolchain unavailable: the ZPL peer tests will skip"; rm -rf $(PEERS)/zpl; }; \
+	fi
+
+test: deps peers
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

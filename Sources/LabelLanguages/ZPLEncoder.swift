@@ -37,15 +37,17 @@ public enum ZPLEncoder {
     z += "^PW\(dots(template.media.widthMM, dpi))^LL\(dots(template.media.lengthMM, dpi))^LH0,0"
     if let mode = options.mode { z += "^MM\(mode.rawValue)" }
     for (index, element) in template.elements.enumerated() {
-      z += try encode(element, data: data, dpi: dpi, path: "elements[\(index)]")
+      z += try encode(
+        element, data: data, dpi: dpi, labelWidth: dots(template.media.widthMM, dpi),
+        path: "elements[\(index)]")
     }
     z += "^PQ\(max(1, options.quantity))^XZ"
     return z
   }
 
-  private static func encode(_ element: Element, data: [String: String], dpi: Int, path: String)
-    throws(LabelError) -> String
-  {
+  private static func encode(
+    _ element: Element, data: [String: String], dpi: Int, labelWidth: Int, path: String
+  ) throws(LabelError) -> String {
     switch element {
     case .text(let t):
       let text = try fill(t.text, data, field: "\(path).text")
@@ -55,7 +57,16 @@ public enum ZPLEncoder {
       if let problem = b.symbology.problem(value) {
         throw LabelError(field: "\(path).data", reason: "\"\(value)\": \(problem)")
       }
-      return BarcodeField(b, data: value, dpi: dpi).zpl
+      let field = BarcodeField(b, data: value, dpi: dpi)
+      if let width = field.widthDots, dots(b.x, dpi) + width > labelWidth {
+        throw LabelError(
+          field: "\(path).x",
+          reason:
+            "the \(b.symbology.rawValue) symbol is \(width) dots wide at \(dpi) dpi and runs past "
+            + "the label's right edge (\(labelWidth) dots); move it left or use a smaller moduleWidth"
+        )
+      }
+      return field.zpl
     case .box(let b):
       let w = max(1, dots(b.width, dpi))
       let h = max(1, dots(b.height, dpi))

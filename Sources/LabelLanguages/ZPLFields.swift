@@ -53,6 +53,9 @@ struct TextField {
 /// A barcode element drawn by the printer: module width from `^BY` in whole dots.
 struct BarcodeField {
   let zpl: String
+  /// The symbol's width in dots where it is fixed by the symbology: EAN-13 and UPC-A are
+  /// 95 modules (3 + 42 + 5 + 42 + 3, GS1 General Specifications 5.2.3). Nil otherwise.
+  let widthDots: Int?
 
   init(_ b: BarcodeElement, data: String, dpi: Int) {
     let x = dots(b.x, dpi)
@@ -61,6 +64,11 @@ struct BarcodeField {
     let height = max(1, dots(b.height, dpi))
     let readable = (b.humanReadable ?? true) ? "Y" : "N"
     let o = ZPLEncoder.orientation(b.rotation)
+    let horizontal = (b.rotation ?? 0) % 180 == 0
+    switch b.symbology {
+    case .ean13, .upca: widthDots = horizontal ? 95 * module : nil
+    case .code128, .qr: widthDots = nil
+    }
     switch b.symbology {
     case .ean13:
       // The printer computes the check digit from the first 12.

@@ -138,4 +138,31 @@ struct ZPLEncoderTests {
     #expect(fields[0] == "390" && fields[1] == "390" && fields[2] == "13")
     #expect(ZebraHex.decode(String(fields[3]), bytesPerRow: 13, rows: 30) == b.bytes)
   }
+
+  @Test func eanPastTheRightEdge_namesTheElementsX() {
+    let t = Template(
+      name: "t", media: TemplateMedia(widthMM: 50.8, lengthMM: 25.4),
+      elements: [
+        .barcode(BarcodeElement(x: 20, y: 1, symbology: .ean13, data: "4006381333931", height: 10))
+      ])
+    // 0.33 mm modules are 3 dots at 203 dpi: 285 dots from x = 160 ends past 406.
+    #expect(throws: LabelError.self) {
+      try ZPLEncoder.label(t, data: [:], options: ZPLOptions(dpi: 203))
+    }
+    do {
+      _ = try ZPLEncoder.label(t, data: [:], options: ZPLOptions(dpi: 203))
+    } catch {
+      #expect(error.field == "elements[0].x")
+    }
+    // Rotated, the symbol runs down the label instead: no width check applies.
+    var rotated = t
+    rotated.elements = [
+      .barcode(
+        BarcodeElement(
+          x: 20, y: 1, symbology: .ean13, data: "4006381333931", height: 10, rotation: 90))
+    ]
+    #expect(throws: Never.self) {
+      try ZPLEncoder.label(rotated, data: [:], options: ZPLOptions(dpi: 203))
+    }
+  }
 }
