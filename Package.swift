@@ -30,7 +30,8 @@ let package = Package(
     .executableTarget(name: "labelctl", dependencies: ["LabelClient", "LabelCore", "LabelPOSIX"]),
     // `make bench`: latency, fan-out and memory of a running labeld (not part of CI).
     .executableTarget(
-      name: "labeld-bench", dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite"]),
+      name: "labeld-bench",
+      dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages"]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
     .testTarget(name: "LabelLanguagesTests", dependencies: ["LabelLanguages", "LabelCore"]),
     .testTarget(

@@ -1,6 +1,7 @@
 import Foundation
 import LabelClient
 import LabelCore
+import LabelLanguages
 import LabelPOSIX
 import LabelSQLite
 import Synchronization
@@ -184,6 +185,7 @@ report +=
 // Store size per 10,000 jobs, and start-up with 100,000 jobs of history.
 report += storeSize()
 report += startupWithHistory()
+report += zplEncoding()
 print(report)
 
 /// Bytes of labeld.db plus its WAL after 10,000 jobs go through a fresh daemon.
@@ -275,4 +277,25 @@ print(report)
 func stopDaemon(_ p: Process) {
   p.terminate()
   p.waitUntilExit()
+}
+
+/// Microseconds to encode the seed 2x1 in shelf label to ZPL (issue #4's aim: < 1 ms).
+@MainActor func zplEncoding() -> String {
+  let template = Template(
+    name: "shelf-2x1", media: TemplateMedia(widthMM: 50.8, lengthMM: 25.4),
+    elements: [
+      .box(BoxElement(x: 0.5, y: 0.5, width: 49.8, height: 24.4, thickness: 0.3)),
+      .text(TextElement(x: 2, y: 2, width: 46.8, height: 6, text: "${name}", size: 10, weight: .bold)),
+      .barcode(BarcodeElement(x: 3, y: 9, symbology: .ean13, data: "${barcode}", height: 10, moduleWidth: 0.25)),
+      .text(TextElement(x: 30, y: 19.5, width: 19, height: 4.5, text: "${price} ${currency}", size: 9, align: .right)),
+    ])
+  let data = ["name": "Whole milk 1 L", "barcode": "4006380000179", "price": "1.29", "currency": "EUR"]
+  let n = 20_000
+  let t0 = now()
+  var bytes = 0
+  for _ in 0..<n {
+    bytes += (try? ZPLEncoder.label(template, data: data, options: ZPLOptions(dpi: 203)))?.utf8.count ?? 0
+  }
+  let us = Double(now() - t0) / 1e3 / Double(n)
+  return String(format: "| ZPL for the 2x1 in shelf template, per label (µs) | %.1f |\n", us) + (bytes > 0 ? "" : "| ZPL encoding failed | |\n")
 }
