@@ -102,7 +102,8 @@ public struct BrotherQLEncoder: Sendable {
       guard page.width <= o.media.printableWidth else {
         throw BrotherQLError(
           .tooWide,
-          "page \(i + 1) is \(page.width) dots wide; \(o.media.id) prints \(o.media.printableWidth)")
+          "page \(i + 1) is \(page.width) dots wide; \(o.media.id) prints"
+            + " \(o.media.printableWidth)")
       }
       guard page.height > 0 else {
         throw BrotherQLError(.invalidOption, "page \(i + 1) has no lines")

@@ -185,7 +185,8 @@ public struct BrotherQLRasterDecoder: Sendable {
         command == 0x64 ? try reader.bytes(2, "ESC i d") : [try reader.byte("ESC i")]
       guard page != nil, page?.lines.isEmpty == true else {
         throw BrotherQLError(
-          .malformed, "ESC i \(hexByte(command)) outside a page header (before ESC i z or in lines)")
+          .malformed,
+          "ESC i \(hexByte(command)) outside a page header (before ESC i z or in lines)")
       }
       switch command {
       case 0x4D: page?.variousMode = argument[0]
