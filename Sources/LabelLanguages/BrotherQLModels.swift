@@ -71,7 +71,8 @@ public struct BrotherQLModel: Sendable, Hashable, CustomStringConvertible {
     .init("QL-700", usb: 0x2042, lines: 150...11811, modeSwitch: false, compression: false),
     .init("QL-710W", usb: 0x2043, lines: 150...11811),
     .init("QL-720NW", usb: 0x2044, lines: 150...11811),
-    .init("QL-800", usb: 0x209B, lines: 150...11811, twoColor: true, invalidate: 400,
+    .init(
+      "QL-800", usb: 0x209B, lines: 150...11811, twoColor: true, invalidate: 400,
       compression: false),
     .init("QL-810W", usb: 0x209C, lines: 150...11811, twoColor: true, invalidate: 400),
     .init("QL-820NWB", usb: 0x209D, lines: 150...11811, twoColor: true, invalidate: 400),

@@ -168,8 +168,8 @@ public struct ZebraExtendedStatus: Sendable, Equatable {
   public init(_ reply: some Collection<UInt8>) throws(ZebraStatusError) {
     let text = String(decoding: reply.filter { $0 != 0x02 && $0 != 0x03 }, as: UTF8.self)
     var found: [String: (Bool, UInt64)] = [:]
-    for line in text.split(whereSeparator: { $0 == "\r" || $0 == "\n" }) {
-      let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+    for line in text.split(whereSeparator: \.isNewline) {
+      let words = line.split(whereSeparator: \.isWhitespace)
       guard let label = words.first, label == "ERRORS:" || label == "WARNINGS:" else { continue }
       let key = String(label)
       guard found[key] == nil else { throw ZebraStatusError("~HQES reply repeats \(key)") }

@@ -29,7 +29,8 @@ struct BrotherQLDecoderTests {
       #expect(code(job) == nil)
       for n in 0..<job.count {
         let c = code(Array(job.prefix(n)))
-        #expect(c == .truncated || c == .lineCountMismatch, "prefix \(n) gave \(String(describing: c))")
+        #expect(
+          c == .truncated || c == .lineCountMismatch, "prefix \(n) gave \(String(describing: c))")
       }
     }
   }
@@ -61,7 +62,9 @@ struct BrotherQLDecoderTests {
     // Bytes after ^Z.
     #expect(code(job + [0x00]) == .malformed)
     // A raw line of the wrong size for the head (the job is for 90-byte lines).
-    #expect(throws: BrotherQLError.self) { try BrotherQLRasterDecoder(bytesPerLine: 162).decode(job) }
+    #expect(throws: BrotherQLError.self) {
+      try BrotherQLRasterDecoder(bytesPerLine: 162).decode(job)
+    }
     // A PackBits line ending inside a run.
     let info: [UInt8] = [0x1B, 0x69, 0x7A, 0xCE, 0x0A, 29, 0, 1, 0, 0, 0, 0, 0]
     #expect(code([0x1B, 0x40] + info + [0x4D, 0x02, 0x67, 0x00, 0x01, 0xFE, 0x1A]) == .malformed)
@@ -75,7 +78,8 @@ struct BrotherQLDecoderTests {
       var data = (0..<n).map { _ in UInt8.random(in: 0...255) }
       // Bias towards real command bytes so the parser gets past the first byte.
       for i in data.indices where Bool.random() {
-        data[i] = [0x1B, 0x69, 0x7A, 0x67, 0x5A, 0x0C, 0x1A, 0x4D, 0x02, 0x00][Int.random(in: 0...9)]
+        data[i] =
+          [0x1B, 0x69, 0x7A, 0x67, 0x5A, 0x0C, 0x1A, 0x4D, 0x02, 0x00][Int.random(in: 0...9)]
       }
       _ = try? standard.decode(data)
     }
@@ -90,7 +94,9 @@ struct BrotherQLDecoderTests {
   @Test func brotherQLsJobShape_decodes() throws {
     let info: [UInt8] = [0x1B, 0x69, 0x7A, 0xCE, 0x0A, 29, 0, 1, 0, 0, 0, 0, 0]
     let job: [UInt8] =
-      [0x1B, 0x69, 0x61, 0x01] + [UInt8](repeating: 0, count: 200) + [0x1B, 0x40, 0x1B, 0x69, 0x61, 0x01]
+      [0x1B, 0x69, 0x61, 0x01] + [UInt8](repeating: 0, count: 200) + [
+        0x1B, 0x40, 0x1B, 0x69, 0x61, 0x01,
+      ]
       + [0x1B, 0x69, 0x53] + info + [0x1B, 0x69, 0x64, 0x23, 0x00, 0x4D, 0x02, 0x5A, 0x1A]
     let decoded = try standard.decode(job)
     #expect(decoded.invalidateCount == 200 && decoded.rasterModeSwitch)

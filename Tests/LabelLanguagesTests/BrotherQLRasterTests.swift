@@ -119,7 +119,9 @@ struct BrotherQLRoundTripTests {
       #expect(decoded.pages.allSatisfy { $0.compressed == options.compresses })
       #expect(decoded.pages.map(\.printInformation.lineCount) == pages.map(\.height))
       // Nothing outside the printable area is burnt.
-      let burnt = decoded.pages.reduce(0) { $0 + $1.lines.joined().reduce(0) { $0 + $1.nonzeroBitCount } }
+      let burnt = decoded.pages.reduce(0) {
+        $0 + $1.lines.joined().reduce(0) { $0 + $1.nonzeroBitCount }
+      }
       #expect(burnt == pages.reduce(0) { $0 + $1.blackCount })
     }
   }
@@ -164,7 +166,9 @@ struct BrotherQLEncoderErrorTests {
 
   @Test(arguments: ["102", "104", "102x51", "102x153", "104x164"])
   func wideMediaOnStandardHead_throwsMediaMismatch(mediaID: String) {
-    #expect(throws: BrotherQLError(.mediaMismatch, "\(mediaID) mm media does not fit the QL-820NWB head")) {
+    #expect(
+      throws: BrotherQLError(.mediaMismatch, "\(mediaID) mm media does not fit the QL-820NWB head")
+    ) {
       _ = try BrotherQLEncoder(.init(model: model("QL-820NWB"), media: media(mediaID)))
     }
   }
