@@ -28,7 +28,9 @@ public struct BrotherQLModel: Sendable, Hashable, CustomStringConvertible {
   /// Extra dots between the line's first pin and the media's margin (brother_ql's
   /// `additional_offset_r`: the wide head is offset by 44 dots).
   public let extraMargin: Int
-  /// Raster lines a page may have (brother_ql's `min_max_length_dots`, at 300 dpi).
+  /// Raster lines a page may have (brother_ql's `min_max_length_dots`, at 300 dpi). The
+  /// encoder enforces only the maximum; brother_ql refuses shorter continuous pages, so a
+  /// caller printing short labels pads them to `lineRange.lowerBound`.
   public let lineRange: ClosedRange<Int>
 
   /// Dots per raster line.
@@ -184,8 +186,8 @@ public struct BrotherQLMedia: Sendable, Hashable, CustomStringConvertible {
     return all.first { $0.id == key }
   }
 
-  /// The roll a status reply reports (width and length in mm, kind); round and square
-  /// die-cut labels of one size are indistinguishable there, so the square one is preferred.
+  /// The roll a status reply reports (width and length in mm, kind). Round labels report
+  /// as die-cut; no round and square roll share a size, so the answer is unique.
   public static func matching(widthMM: Int, lengthMM: Int, kind: Kind) -> BrotherQLMedia? {
     let length = kind == .continuous ? 0 : lengthMM
     return all.first { $0.kind == kind && $0.widthMM == widthMM && $0.lengthMM == length }

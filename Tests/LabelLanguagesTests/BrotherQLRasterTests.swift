@@ -65,6 +65,25 @@ struct BrotherQLRasterGoldenTests {
     #expect(job == expected)
   }
 
+  /// The page header and first line brother_ql-next 0.12 produced for a 696 × 271 image
+  /// with a dot at (0, 0) on 62 × 29 mm die-cut labels, QL-820NWB, cut, compressed (its
+  /// `ESC i a` before the NULs and `ESC i S` status request left out).
+  @Test func dieCutJob_matchesBrotherQLNextOutput() throws {
+    var page = Bitmap(width: 696, height: 271)
+    page[0, 0] = true
+    let job = try BrotherQLEncoder(.init(model: model("QL-820NWB"), media: media("62x29")))
+      .encode([page])
+    let header: [UInt8] = [
+      0x1B, 0x40, 0x1B, 0x69, 0x61, 0x01,
+      0x1B, 0x69, 0x7A, 0xCE, 0x0B, 0x3E, 0x1D, 0x0F, 0x01, 0x00, 0x00, 0x00, 0x00,
+      0x1B, 0x69, 0x4D, 0x40, 0x1B, 0x69, 0x41, 0x01, 0x1B, 0x69, 0x4B, 0x08,
+      0x1B, 0x69, 0x64, 0x00, 0x00, 0x4D, 0x02,
+      0x67, 0x00, 0x05, 0xA9, 0x00, 0x01, 0x10, 0x00,
+    ]
+    #expect(Array(job.prefix(400)) == [UInt8](repeating: 0, count: 400))
+    #expect(Array(job[400..<(400 + header.count)]) == header)
+  }
+
   @Test func qlEightHundred_invalidatesWith400Nuls_andPagesAreIndexed() throws {
     let encoder = try BrotherQLEncoder(.init(model: model("QL-820NWB"), media: media("62x29")))
     let job = try encoder.encode([Bitmap(width: 10, height: 2), Bitmap(width: 10, height: 2)])
