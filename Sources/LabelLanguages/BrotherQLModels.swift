@@ -1,9 +1,9 @@
 /// Brother QL printer models as data rows.
 ///
 /// Sources: raster capabilities from brother_ql (pklaus/brother_ql `models.py`, and the
-/// brother_ql_next fork, which adds the QL-11xx rows and the 400-byte invalidate on the
-/// QL-8xx); USB product ids from the USB ID repository as quoted by two independent peer
-/// drivers (one disagreeing source gives 0x2013 for the QL-500; usb.ids says 0x2015).
+/// brother_ql_next fork, which adds the QL-600/11xx rows and the 400-byte invalidate on the
+/// QL-8xx); USB product ids agreed by two independent peer drivers, one citing the USB ID
+/// repository (a third source gives 0x2013 for the QL-500; both others say 0x2015).
 public struct BrotherQLModel: Sendable, Hashable, CustomStringConvertible {
   /// Brother's USB vendor id.
   public static let usbVendorID: UInt16 = 0x04F9
@@ -11,6 +11,9 @@ public struct BrotherQLModel: Sendable, Hashable, CustomStringConvertible {
   /// Model name as the IEEE-1284 device id's MDL field spells it ("QL-820NWB").
   public let name: String
   public let usbProductID: UInt16?
+  /// Byte 4 of a status reply. One source (a peer Java driver), matching Brother's QL-800
+  /// reference for 0x38/0x39/0x41; the QL-500 and QL-550 share 0x4F.
+  public let statusModelCode: UInt8
   /// Bytes per raster line: 90 (720 head pins) or 162 (1296 pins on the wide QL-10xx/11xx).
   public let bytesPerLine: Int
   /// Can print black and red on DK-22251 (not produced by this encoder yet).
@@ -42,11 +45,12 @@ public struct BrotherQLModel: Sendable, Hashable, CustomStringConvertible {
   public var description: String { name }
 
   init(
-    _ name: String, usb: UInt16?, lines: ClosedRange<Int>, wide: Bool = false,
+    _ name: String, code: UInt8, usb: UInt16?, lines: ClosedRange<Int>, wide: Bool = false,
     twoColor: Bool = false, invalidate: Int = 200, cutter: Bool = true, expanded: Bool = true,
     modeSwitch: Bool = true, compression: Bool = true
   ) {
     self.name = name
+    self.statusModelCode = code
     self.usbProductID = usb
     self.bytesPerLine = wide ? 162 : 90
     self.twoColor = twoColor
@@ -63,31 +67,43 @@ public struct BrotherQLModel: Sendable, Hashable, CustomStringConvertible {
   /// where it found the USB-only models reject those commands.
   public static let all: [BrotherQLModel] = [
     .init(
-      "QL-500", usb: 0x2015, lines: 295...11811, cutter: false, expanded: false,
+      "QL-500", code: 0x4F, usb: 0x2015, lines: 295...11811, cutter: false, expanded: false,
       modeSwitch: false, compression: false),
-    .init("QL-550", usb: 0x2016, lines: 295...11811, modeSwitch: false, compression: false),
-    .init("QL-560", usb: 0x2027, lines: 295...11811, modeSwitch: false, compression: false),
-    .init("QL-570", usb: 0x2028, lines: 150...11811, modeSwitch: false, compression: false),
-    .init("QL-580N", usb: 0x2029, lines: 150...11811),
-    .init("QL-650TD", usb: 0x201B, lines: 295...11811),
-    .init("QL-700", usb: 0x2042, lines: 150...11811, modeSwitch: false, compression: false),
-    .init("QL-710W", usb: 0x2043, lines: 150...11811),
-    .init("QL-720NW", usb: 0x2044, lines: 150...11811),
     .init(
-      "QL-800", usb: 0x209B, lines: 150...11811, twoColor: true, invalidate: 400,
+      "QL-550", code: 0x4F, usb: 0x2016, lines: 295...11811, modeSwitch: false, compression: false),
+    .init(
+      "QL-560", code: 0x31, usb: 0x2027, lines: 295...11811, modeSwitch: false, compression: false),
+    .init(
+      "QL-570", code: 0x32, usb: 0x2028, lines: 150...11811, modeSwitch: false, compression: false),
+    .init("QL-580N", code: 0x33, usb: 0x2029, lines: 150...11811),
+    .init("QL-600", code: 0x47, usb: 0x20C0, lines: 150...11811),
+    .init("QL-650TD", code: 0x51, usb: 0x201B, lines: 295...11811),
+    .init(
+      "QL-700", code: 0x35, usb: 0x2042, lines: 150...11811, modeSwitch: false, compression: false),
+    .init("QL-710W", code: 0x36, usb: 0x2043, lines: 150...11811),
+    .init("QL-720NW", code: 0x37, usb: 0x2044, lines: 150...11811),
+    .init(
+      "QL-800", code: 0x38, usb: 0x209B, lines: 150...11811, twoColor: true, invalidate: 400,
       compression: false),
-    .init("QL-810W", usb: 0x209C, lines: 150...11811, twoColor: true, invalidate: 400),
-    .init("QL-820NWB", usb: 0x209D, lines: 150...11811, twoColor: true, invalidate: 400),
-    .init("QL-1050", usb: 0x2020, lines: 295...35433, wide: true),
-    .init("QL-1060N", usb: 0x202A, lines: 295...35433, wide: true),
-    .init("QL-1100", usb: 0x20A7, lines: 301...35434, wide: true),
-    .init("QL-1110NWB", usb: 0x20A8, lines: 301...35434, wide: true),
+    .init("QL-810W", code: 0x39, usb: 0x209C, lines: 150...11811, twoColor: true, invalidate: 400),
+    .init(
+      "QL-820NWB", code: 0x41, usb: 0x209D, lines: 150...11811, twoColor: true, invalidate: 400),
+    .init("QL-1050", code: 0x50, usb: 0x2020, lines: 295...35433, wide: true),
+    .init("QL-1060N", code: 0x34, usb: 0x202A, lines: 295...35433, wide: true),
+    .init("QL-1100", code: 0x43, usb: 0x20A7, lines: 301...35434, wide: true),
+    .init("QL-1110NWB", code: 0x44, usb: 0x20A8, lines: 301...35434, wide: true),
+    .init("QL-1115NWB", code: 0x45, usb: 0x20AB, lines: 301...35434, wide: true),
   ]
 
   /// The model named `name` (case-insensitive, "QL-820NWB").
   public static func named(_ name: String) -> BrotherQLModel? {
     let key = name.uppercased()
     return all.first { $0.name == key }
+  }
+
+  /// The model a status reply's model code names (the first of models sharing a code).
+  public static func statusModelCode(_ code: UInt8) -> BrotherQLModel? {
+    all.first { $0.statusModelCode == code }
   }
 
   /// The model with USB product id `productID` (vendor `usbVendorID`).

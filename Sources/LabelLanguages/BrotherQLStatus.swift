@@ -139,6 +139,9 @@ public struct BrotherQLStatus: Sendable, Equatable {
     notification = b[22]
   }
 
+  /// The model the reply's model code names, if known.
+  public var model: BrotherQLModel? { BrotherQLModel.statusModelCode(modelCode) }
+
   /// A roll is in (the printer reports its width).
   public var mediaLoaded: Bool { mediaWidthMM != 0 && !errors.contains(.noMedia) }
 

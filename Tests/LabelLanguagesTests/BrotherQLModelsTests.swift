@@ -11,6 +11,8 @@ struct BrotherQLModelsTests {
     #expect(BrotherQLModel.usb(productID: 0x209D)?.name == "QL-820NWB")
     #expect(BrotherQLModel.named("ql-1060n")?.isWide == true)
     #expect(BrotherQLModel.named("QL-9999") == nil)
+    #expect(BrotherQLModel.statusModelCode(0x41)?.name == "QL-820NWB")
+    #expect(BrotherQLModel.all.allSatisfy { $0.usbProductID != nil })
   }
 
   /// brother_ql_next: 400 NULs on the QL-8xx, 200 elsewhere; 162-byte lines with a 44-dot

@@ -34,7 +34,7 @@ struct BrotherQLStatusTests {
 
   @Test func idleReply_withContinuousMedia() throws {
     let s = try BrotherQLStatus(brotherStatus())
-    #expect(s.series == 0x34 && s.modelCode == 0x38)
+    #expect(s.series == 0x34 && s.modelCode == 0x38 && s.model?.name == "QL-800")
     #expect(s.errors.isEmpty && s.reasons.isEmpty)
     #expect(s.statusType == .reply && s.phase == .receiving)
     #expect(s.mediaLoaded && s.media?.id == "62")
