@@ -1,0 +1,201 @@
+/// How to print a Brother QL job.
+public struct BrotherQLOptions: Sendable, Equatable {
+  public var model: BrotherQLModel
+  public var media: BrotherQLMedia
+  /// Cut after labels (ignored on a model without a cutter: a preference, not geometry).
+  public var cut: Bool
+  /// Cut after every n labels (1...255), when cutting.
+  public var cutEvery: Int
+  /// 600 dpi along the feed: each page has twice the lines for the same length.
+  public var highResolution: Bool
+  /// PackBits lines (`M 02`), when the model takes them; raw lines otherwise.
+  public var compression: Bool
+  /// The print-information "quality priority" flag (slower, better) rather than speed.
+  public var qualityPriority: Bool
+
+  public init(
+    model: BrotherQLModel, media: BrotherQLMedia, cut: Bool = true, cutEvery: Int = 1,
+    highResolution: Bool = false, compression: Bool = true, qualityPriority: Bool = true
+  ) {
+    self.model = model
+    self.media = media
+    self.cut = cut
+    self.cutEvery = cutEvery
+    self.highResolution = highResolution
+    self.compression = compression
+    self.qualityPriority = qualityPriority
+  }
+
+  /// Compression as it will be sent: only on models that accept `M 02`.
+  public var compresses: Bool { compression && model.hasCompression }
+  /// Cutting as it will be sent: only on models with a cutter.
+  public var cuts: Bool { cut && model.hasCutter }
+}
+
+/// Command bytes of the QL raster language (Brother's raster command references).
+enum BrotherQLCommand {
+  static let esc: UInt8 = 0x1B
+  static let initialize: [UInt8] = [0x1B, 0x40]  // ESC @
+  static let rasterMode: [UInt8] = [0x1B, 0x69, 0x61, 0x01]  // ESC i a 01
+  static let printInformation: [UInt8] = [0x1B, 0x69, 0x7A]  // ESC i z + 10 bytes
+  static let variousMode: [UInt8] = [0x1B, 0x69, 0x4D]  // ESC i M n
+  static let cutEvery: [UInt8] = [0x1B, 0x69, 0x41]  // ESC i A n
+  static let expandedMode: [UInt8] = [0x1B, 0x69, 0x4B]  // ESC i K n
+  static let margins: [UInt8] = [0x1B, 0x69, 0x64]  // ESC i d n1 n2 (little-endian dots)
+  static let compression: UInt8 = 0x4D  // M n: 02 PackBits, 00 raw
+  static let rasterLine: UInt8 = 0x67  // g 00 n data
+  static let blankLine: UInt8 = 0x5A  // Z
+  static let formFeed: UInt8 = 0x0C  // end of a page, more follow
+  static let endOfJob: UInt8 = 0x1A  // ^Z: end of the last page
+
+  /// `ESC i z` valid flags: media type, width, length (0x02, 0x04, 0x08), quality
+  /// priority 0x40; 0x80 ("printer recovery always on") is set as brother_ql and
+  /// Brother's examples do.
+  static let validKind: UInt8 = 0x02
+  static let validWidth: UInt8 = 0x04
+  static let validLength: UInt8 = 0x08
+  static let validQuality: UInt8 = 0x40
+  static let validRecover: UInt8 = 0x80
+  /// `ESC i M` bit: auto cut.
+  static let autoCut: UInt8 = 0x40
+  /// `ESC i K` bits: cut at end, 600 dpi.
+  static let cutAtEnd: UInt8 = 0x08
+  static let highResolution: UInt8 = 0x40
+}
+
+/// Turns page bitmaps into a Brother QL raster job.
+///
+/// A page bitmap is at most the media's printable width, 300 dpi (600 dpi along the feed
+/// with `highResolution`); x = 0 is the left edge of the printable area as the label
+/// comes out of the printer, and narrower bitmaps are padded on the right. Each raster
+/// line is sent mirrored, as brother_ql does (it flips the image left-right before packing):
+/// bitmap dot x lands on head dot `margin + printableWidth - 1 - x`, counted from the most
+/// significant bit of the line's first byte, where `margin` is the media's left margin
+/// plus the model's extra offset. Checked against brother_ql-next 0.12: for the same image
+/// its jobs decode to the same lines and page commands as ours (QL-720NW 62, QL-1060N 102,
+/// QL-700 29 raw, QL-820NWB 62x29); ours leave out its per-page `ESC i S` status request.
+public struct BrotherQLEncoder: Sendable {
+  public let options: BrotherQLOptions
+
+  /// Checks the options against each other; wide media on a standard head, cutting every
+  /// 0 labels or 600 dpi on a model without expanded mode throw.
+  public init(_ options: BrotherQLOptions) throws(BrotherQLError) {
+    let model = options.model
+    let media = options.media
+    guard media.fits(model) else {
+      throw BrotherQLError(
+        .mediaMismatch, "\(media.id) mm media does not fit the \(model.name) head")
+    }
+    guard (1...255).contains(options.cutEvery) else {
+      throw BrotherQLError(.invalidOption, "cut every \(options.cutEvery): must be 1...255")
+    }
+    guard !options.highResolution || model.hasHighResolution else {
+      throw BrotherQLError(.invalidOption, "\(model.name) has no 600-dpi mode")
+    }
+    self.options = options
+  }
+
+  /// The job for `pages`, one label (or continuous length) each.
+  public func encode(_ pages: [Bitmap]) throws(BrotherQLError) -> [UInt8] {
+    guard !pages.isEmpty else { throw BrotherQLError(.invalidOption, "a job needs a page") }
+    let o = options
+    let lineScale = o.highResolution ? 2 : 1
+    for (i, page) in pages.enumerated() {
+      guard page.width <= o.media.printableWidth else {
+        throw BrotherQLError(
+          .tooWide,
+          "page \(i + 1) is \(page.width) dots wide; \(o.media.id) prints"
+            + " \(o.media.printableWidth)")
+      }
+      guard page.height > 0 else {
+        throw BrotherQLError(.invalidOption, "page \(i + 1) has no lines")
+      }
+      let maxLines =
+        o.media.kind == .dieCut
+        ? o.media.printableLength * lineScale : o.model.lineRange.upperBound * lineScale
+      guard page.height <= maxLines else {
+        throw BrotherQLError(
+          .tooLong, "page \(i + 1) has \(page.height) lines; at most \(maxLines) fit")
+      }
+    }
+    var out: [UInt8] = []
+    out.reserveCapacity(o.model.invalidateCount + pages.reduce(0) { $0 + $1.height * 8 })
+    out += repeatElement(0, count: o.model.invalidateCount)
+    out += BrotherQLCommand.initialize
+    if o.model.hasModeSwitch { out += BrotherQLCommand.rasterMode }
+    for (i, page) in pages.enumerated() {
+      appendPageHeader(lines: page.height, index: i, to: &out)
+      for y in 0..<page.height { appendLine(headLine(page, row: y), to: &out) }
+      out.append(i == pages.count - 1 ? BrotherQLCommand.endOfJob : BrotherQLCommand.formFeed)
+    }
+    return out
+  }
+
+  /// Commands before each page's lines, in brother_ql's order: print information, various
+  /// mode and cut count (cutter models), expanded mode, margins, compression.
+  func appendPageHeader(lines: Int, index: Int, to out: inout [UInt8]) {
+    typealias C = BrotherQLCommand
+    let o = options
+    var valid = C.validRecover | C.validKind | C.validWidth | C.validLength
+    if o.qualityPriority { valid |= C.validQuality }
+    out += C.printInformation
+    out += [valid, o.media.kind.rawValue, UInt8(o.media.widthMM), UInt8(o.media.lengthMM)]
+    out += brotherLittleEndian(UInt32(lines))
+    out += [index == 0 ? 0 : 1, 0]
+    if o.model.hasCutter {
+      // Sent even when not cutting, so a cutter left on by the printer's own setting
+      // does not cut (brother_ql sends nothing then).
+      out += C.variousMode + [o.cuts ? C.autoCut : 0]
+      if o.cuts { out += C.cutEvery + [UInt8(o.cutEvery)] }
+    }
+    if o.model.hasExpandedMode {
+      var flags: UInt8 = 0
+      if o.cuts { flags |= C.cutAtEnd }
+      if o.highResolution { flags |= C.highResolution }
+      out += C.expandedMode + [flags]
+    }
+    out += C.margins + brotherLittleEndian(UInt16(o.media.feedMargin))
+    if o.compresses { out += [C.compression, 0x02] }
+  }
+
+  /// One raster line: `Z` for a blank line when compressing (raw mode has no `Z` in
+  /// brother_ql's output, so it is kept to PackBits jobs), else `g 00 n data`.
+  func appendLine(_ line: [UInt8], to out: inout [UInt8]) {
+    typealias C = BrotherQLCommand
+    if options.compresses {
+      if line.allSatisfy({ $0 == 0 }) {
+        out.append(C.blankLine)
+        return
+      }
+      let packed = PackBits.encode(line)
+      out += [C.rasterLine, 0x00, UInt8(packed.count)]
+      out += packed
+    } else {
+      out += [C.rasterLine, 0x00, UInt8(line.count)]
+      out += line
+    }
+  }
+
+  /// Row `y` of `page` as the head takes it: placed at the margin, mirrored.
+  func headLine(_ page: Bitmap, row y: Int) -> [UInt8] {
+    var line = [UInt8](repeating: 0, count: options.model.bytesPerLine)
+    // Head dot of bitmap dot x is `last - x`.
+    let last = options.media.leftMargin(on: options.model) + options.media.printableWidth - 1
+    let row = page.row(y)
+    for (byteIndex, byte) in zip(0..., row) where byte != 0 {
+      for bit in 0..<8 where byte & (0x80 >> UInt8(bit)) != 0 {
+        let x = byteIndex * 8 + bit
+        guard x < page.width else { break }
+        let dot = last - x
+        line[dot / 8] |= 0x80 >> UInt8(dot % 8)
+      }
+    }
+    return line
+  }
+}
+
+func brotherLittleEndian(_ v: UInt32) -> [UInt8] {
+  [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)]
+}
+
+func brotherLittleEndian(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }

@@ -1,0 +1,166 @@
+import LabelCore
+
+/// A Brother QL 32-byte status reply (to `ESC i S`, or sent unasked while printing).
+///
+/// Layout (Brother's QL raster command references; same over USB and SNMP): bytes 0–2
+/// `80 20 42`, 3 series ('4' QL, '0' PT), 4 model code, 8 error information 1, 9 error
+/// information 2, 10 media width mm, 11 media type, 17 media length mm, 18 status type,
+/// 19 phase type, 20–21 phase number, 22 notification number.
+public struct BrotherQLStatus: Sendable, Equatable {
+  /// The status request, `ESC i S`. Send `invalidate` NULs and `ESC @` first if the printer
+  /// may be mid-command.
+  public static let request: [UInt8] = [0x1B, 0x69, 0x53]
+  /// Size of a reply.
+  public static let length = 32
+  /// The fixed first three bytes of a reply.
+  public static let header: [UInt8] = [0x80, 0x20, 0x42]
+
+  /// Error information 1 (low byte, reply byte 8) and 2 (high byte, byte 9).
+  public struct Errors: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    public static let noMedia = Errors(rawValue: 0x0001)
+    public static let endOfMedia = Errors(rawValue: 0x0002)
+    public static let cutterJam = Errors(rawValue: 0x0004)
+    public static let printerInUse = Errors(rawValue: 0x0010)
+    public static let printerTurnedOff = Errors(rawValue: 0x0020)
+    public static let highVoltageAdapter = Errors(rawValue: 0x0040)
+    public static let fanMotor = Errors(rawValue: 0x0080)
+    public static let replaceMedia = Errors(rawValue: 0x0100)
+    public static let expansionBufferFull = Errors(rawValue: 0x0200)
+    public static let communication = Errors(rawValue: 0x0400)
+    public static let communicationBufferFull = Errors(rawValue: 0x0800)
+    public static let coverOpen = Errors(rawValue: 0x1000)
+    public static let cancelKey = Errors(rawValue: 0x2000)
+    public static let feedError = Errors(rawValue: 0x4000)
+    public static let systemError = Errors(rawValue: 0x8000)
+
+    /// Each error bit and the fault it means: the one table for Brother QL status.
+    public static let reasonTable: [(Errors, Reason)] = [
+      // No roll, or a die-cut roll ran out: either way there is nothing to print on.
+      (.noMedia, .mediaEmpty),
+      (.endOfMedia, .mediaEmpty),
+      (.cutterJam, .cutterError),
+      // "Main unit in use" (QL-560/650TD/1050: the keyboard or another host holds it).
+      (.printerInUse, .busy),
+      // The printer reports it is being switched off: it will stop answering.
+      (.printerTurnedOff, .offline),
+      // Documented as unused on QL; a set bit is still a fault we cannot name.
+      (.highVoltageAdapter, .unknown),
+      // Fan motor (QL-1050/1060N): a mechanical fault, not the head; no closer reason.
+      (.fanMotor, .unknown),
+      // Raised when the loaded roll differs from the one `ESC i z` asked for.
+      (.replaceMedia, .mediaMismatch),
+      // The job's data did not fit the printer's buffer: this job cannot print as sent.
+      (.expansionBufferFull, .jobRejected),
+      (.communication, .communication),
+      (.communicationBufferFull, .communication),
+      (.coverOpen, .coverOpen),
+      // Documented as unused on QL (overheating on some PT models): unnamed fault.
+      (.cancelKey, .unknown),
+      // The media could not be fed: stuck or misloaded.
+      (.feedError, .mediaJam),
+      // Internal failure; Brother says only "system error", so no narrower reason.
+      (.systemError, .unknown),
+    ]
+  }
+
+  /// Reply byte 18.
+  public enum StatusType: Sendable, Equatable {
+    case reply, printingCompleted, errorOccurred, exitedIFMode, turnedOff, notification
+    case phaseChange
+    case other(UInt8)
+
+    init(_ b: UInt8) {
+      switch b {
+      case 0x00: self = .reply
+      case 0x01: self = .printingCompleted
+      case 0x02: self = .errorOccurred
+      case 0x03: self = .exitedIFMode
+      case 0x04: self = .turnedOff
+      case 0x05: self = .notification
+      case 0x06: self = .phaseChange
+      default: self = .other(b)
+      }
+    }
+  }
+
+  /// Reply byte 19.
+  public enum Phase: Sendable, Equatable {
+    /// Waiting for or receiving data.
+    case receiving
+    case printing
+    case other(UInt8)
+
+    init(_ b: UInt8) {
+      switch b {
+      case 0x00: self = .receiving
+      case 0x01: self = .printing
+      default: self = .other(b)
+      }
+    }
+  }
+
+  /// Byte 3: `0x34` ('4') on QL printers, `0x30` ('0') on PT.
+  public let series: UInt8
+  /// Byte 4: Brother's model code.
+  public let modelCode: UInt8
+  public let errors: Errors
+  public let mediaWidthMM: Int
+  /// Byte 11: 0x0A continuous, 0x0B die-cut, 0x00 none.
+  public let mediaType: UInt8
+  /// Byte 17; 0 for continuous tape.
+  public let mediaLengthMM: Int
+  public let statusType: StatusType
+  public let phase: Phase
+  /// Byte 22: 0x03 cooling started, 0x04 cooling finished.
+  public let notification: UInt8
+
+  /// Parses a reply; anything but 32 bytes starting `80 20 42` throws `badStatus`.
+  public init(_ reply: some Collection<UInt8>) throws(BrotherQLError) {
+    let b = Array(reply)
+    guard b.count == Self.length else {
+      throw BrotherQLError(.badStatus, "status reply of \(b.count) bytes; expected 32")
+    }
+    guard Array(b[0..<3]) == Self.header else {
+      throw BrotherQLError(
+        .badStatus,
+        "status reply starts \(b[0..<3].map(hexByte).joined(separator: " ")); expected 80 20 42")
+    }
+    series = b[3]
+    modelCode = b[4]
+    errors = Errors(rawValue: UInt16(b[8]) | UInt16(b[9]) << 8)
+    mediaWidthMM = Int(b[10])
+    mediaType = b[11]
+    mediaLengthMM = Int(b[17])
+    statusType = StatusType(b[18])
+    phase = Phase(b[19])
+    notification = b[22]
+  }
+
+  /// The model the reply's model code names, if known.
+  public var model: BrotherQLModel? { BrotherQLModel.statusModelCode(modelCode) }
+
+  /// A roll is in (the printer reports its width).
+  public var mediaLoaded: Bool { mediaWidthMM != 0 && !errors.contains(.noMedia) }
+
+  /// The known roll the printer reports, if any.
+  public var media: BrotherQLMedia? {
+    guard mediaLoaded, let kind = BrotherQLMedia.Kind(rawValue: mediaType) else { return nil }
+    return BrotherQLMedia.matching(widthMM: mediaWidthMM, lengthMM: mediaLengthMM, kind: kind)
+  }
+
+  /// Faults in the reply, in table order without repeats; an error status with no error
+  /// bit set is `unknown` (the printer says something failed without saying what).
+  public var reasons: [Reason] {
+    var out: [Reason] = []
+    for (bit, reason) in Errors.reasonTable where errors.contains(bit) && !out.contains(reason) {
+      out.append(reason)
+    }
+    let known = Errors.reasonTable.reduce(Errors()) { $0.union($1.0) }
+    if !errors.subtracting(known).isEmpty, !out.contains(.unknown) { out.append(.unknown) }
+    if out.isEmpty, statusType == .errorOccurred { out.append(.unknown) }
+    return out
+  }
+}
