@@ -4,7 +4,7 @@ STATE_DIR  ?= $(CURDIR)/.state
 CONFIG     ?= debug
 BIN         = .build/$(CONFIG)
 # Debian packages the build and the tests need (checked by `make deps`, installed if missing).
-PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 procps
+PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps
 
 # The demo printers of `make run`: a 2x1 in Zebra at 203 dpi and a 62 mm Brother QL.
 DEMO_PRINTERS = --simulate zebra=zpl,dpi=203,width=50.8,length=25.4,speed=120 \
@@ -51,6 +51,11 @@ peers:
 	  echo "creating $(PEERS)/zpl (zpl-toolchain)"; \
 	  $(PY312) -m venv $(PEERS)/zpl && $(PEERS)/zpl/bin/pip install -q zpl-toolchain==0.1.16 \
 	  || { echo "zpl-toolchain unavailable: the ZPL peer tests will skip"; rm -rf $(PEERS)/zpl; }; \
+	fi
+	@if [ ! -x $(PEERS)/ql/bin/python ]; then \
+	  echo "creating $(PEERS)/ql (brother-ql-next)"; \
+	  python3 -m venv $(PEERS)/ql && $(PEERS)/ql/bin/pip install -q brother-ql-next==0.12.0 \
+	  || { echo "brother-ql-next unavailable: the Brother QL peer tests will skip"; rm -rf $(PEERS)/ql; }; \
 	fi
 
 test: deps peers

@@ -1,0 +1,132 @@
+import Foundation
+import LabelCore
+import Testing
+
+@testable import LabelLanguages
+
+/// Our Brother QL raster against an independent implementation: the PyPI package
+/// brother-ql-next 0.12 (installed by `make peers`) converts the same images; both jobs
+/// are decoded and must give the same dots line for line, the same print information
+/// and both must be the source image.
+@Suite(.enabled(if: QLPeer.python != nil, "brother-ql-next not installed: run `make peers`"))
+struct BrotherQLPeerTests {
+  struct Case {
+    var model: String
+    var label: String
+    var compress: Bool
+    var height: Int?
+  }
+
+  static let cases = [
+    Case(model: "QL-720NW", label: "62", compress: true, height: 300),
+    Case(model: "QL-1060N", label: "102", compress: true, height: 320),
+    Case(model: "QL-700", label: "29", compress: false, height: 200),
+    Case(model: "QL-820NWB", label: "62x29", compress: true, height: nil),
+    Case(model: "QL-570", label: "29x90", compress: false, height: nil),
+  ]
+
+  static func randomBitmap(width: Int, height: Int) -> Bitmap {
+    var b = Bitmap(width: width, height: height)
+    for _ in 0..<40 {
+      b.fill(
+        x: Int.random(in: 0..<width), y: Int.random(in: 0..<height),
+        width: Int.random(in: 1...120), height: Int.random(in: 1...40))
+    }
+    b[0, 0] = true
+    b[width - 1, height - 1] = true
+    return b
+  }
+
+  @Test func sameImages_sameRasterAsBrotherQL() throws {
+    for c in Self.cases {
+      let model = try #require(BrotherQLModel.named(c.model), "\(c.model)")
+      let media = try #require(BrotherQLMedia.named(c.label), "\(c.label)")
+      let bitmap = Self.randomBitmap(
+        width: media.printableWidth, height: c.height ?? media.printableLength)
+      let ours = try BrotherQLEncoder(
+        BrotherQLOptions(model: model, media: media, compression: c.compress)
+      )
+      .encode([bitmap])
+      let theirs = try QLPeer.convert(
+        model: c.model, label: c.label, bitmap: bitmap, compress: c.compress)
+      let decoder = BrotherQLRasterDecoder(model: model)
+      let a = try decoder.decode(ours)
+      let b = try decoder.decode(theirs)
+      #expect(a.pages.count == 1 && b.pages.count == 1, "\(c.model) \(c.label)")
+      guard let p = a.pages.first, let q = b.pages.first else { continue }
+      #expect(
+        p.bitmap(media: media, model: model) == bitmap,
+        "\(c.model) \(c.label): ours decodes to the image")
+      #expect(
+        q.bitmap(media: media, model: model) == bitmap,
+        "\(c.model) \(c.label): theirs decodes to the image")
+      #expect(p.printInformation.lineCount == q.printInformation.lineCount)
+      #expect(p.printInformation.mediaType == q.printInformation.mediaType)
+      #expect(p.printInformation.widthMM == q.printInformation.widthMM)
+      #expect(p.printInformation.lengthMM == q.printInformation.lengthMM)
+      #expect(p.compressed == q.compressed)
+      #expect(p.feedMargin == q.feedMargin)
+      #expect(a.invalidateCount == b.invalidateCount, "\(c.model): invalidate NULs")
+    }
+  }
+}
+
+/// Runs brother_ql's converter in a Python process.
+enum QLPeer {
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+  static let python: String? = {
+    let path = root.appendingPathComponent(".build/peers/ql/bin/python").path
+    return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+  }()
+
+  static func convert(model: String, label: String, bitmap: Bitmap, compress: Bool) throws
+    -> [UInt8]
+  {
+    let script = """
+      import sys, json
+      from PIL import Image
+      from brother_ql.raster import BrotherQLRaster
+      from brother_ql.conversion import convert
+      job = json.load(sys.stdin)
+      w, h, bpr = job["width"], job["height"], job["bytesPerRow"]
+      bits = bytes.fromhex(job["bits"])
+      img = Image.new("1", (w, h), 1)
+      px = img.load()
+      for y in range(h):
+          for x in range(w):
+              if bits[y * bpr + x // 8] & (0x80 >> (x % 8)):
+                  px[x, y] = 0
+      qlr = BrotherQLRaster(job["model"])
+      qlr.exception_on_warning = True
+      out = convert(qlr=qlr, images=[img], label=job["label"], rotate="0", threshold=70.0,
+                    dither=False, compress=job["compress"], red=False, dpi_600=False, hq=True, cut=True)
+      sys.stdout.write(out.hex())
+      """
+    let job: [String: JSONValue] = [
+      "model": .string(model), "label": .string(label), "width": .int(bitmap.width),
+      "height": .int(bitmap.height), "bytesPerRow": .int(bitmap.bytesPerRow),
+      "bits": .string(bitmap.bytes.map { String(format: "%02x", $0) }.joined()),
+      "compress": .bool(compress),
+    ]
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: python!)
+    p.arguments = ["-c", script]
+    let input = Pipe()
+    let output = Pipe()
+    p.standardInput = input
+    p.standardOutput = output
+    try p.run()
+    try input.fileHandleForWriting.write(contentsOf: JSONValue.object(job).serialized())
+    try input.fileHandleForWriting.close()
+    let hex = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    p.waitUntilExit()
+    var bytes: [UInt8] = []
+    var i = hex.startIndex
+    while i < hex.endIndex, let j = hex.index(i, offsetBy: 2, limitedBy: hex.endIndex) {
+      bytes.append(UInt8(hex[i..<j], radix: 16) ?? 0)
+      i = j
+    }
+    return bytes
+  }
+}
