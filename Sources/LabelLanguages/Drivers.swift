@@ -1,0 +1,108 @@
+import Foundation
+import LabelCore
+
+/// How a printer finishes a label.
+public enum Finishing: String, Sendable, CaseIterable {
+  case tear, cut, peel
+}
+
+/// What a printer language and model can do.
+public struct Capabilities: Sendable, Equatable {
+  public var dpi: [Int]
+  /// Printable media widths, in mm.
+  public var widthMM: ClosedRange<Double>
+  public var finishing: Set<Finishing>
+  /// `~SD` range for ZPL; nil where the language has no darkness setting.
+  public var darkness: ClosedRange<Int>?
+}
+
+/// A known printer model: a data row. Matching a device to a row is a score over the
+/// USB ids and the IEEE-1284 id fields (`DriverTable.match`).
+public struct ModelEntry: Sendable, Equatable {
+  public var name: String
+  public var language: PrinterLanguage
+  public var vendorID: UInt16
+  /// Nil when no product id is known for certain; matching then relies on the device id.
+  public var productID: UInt16?
+  /// Lower-case prefixes of the 1284 MDL field that name this model.
+  public var modelPrefixes: [String]
+  public var capabilities: Capabilities
+}
+
+/// The driver tables and the match score.
+public enum DriverTable {
+  public static let brotherVendor: UInt16 = 0x04F9
+  public static let zebraVendor: UInt16 = 0x0A5F
+
+  /// Every known model: Brother QL rows come from the raster tables; Zebra desktop models
+  /// are matched by their device id (their product ids vary by firmware and are not
+  /// listed until verified on hardware).
+  public static let models: [ModelEntry] =
+    BrotherQLModel.all.map { m in
+      ModelEntry(
+        name: m.name, language: .brotherQL, vendorID: brotherVendor, productID: m.usbProductID,
+        modelPrefixes: [m.name.lowercased()],
+        capabilities: Capabilities(
+          dpi: m.hasHighResolution ? [300, 600] : [300], widthMM: 12...(m.isWide ? 102 : 62),
+          finishing: m.hasCutter ? [.cut, .tear] : [.tear], darkness: nil))
+    } + zebraModels
+
+  private static func zebra(
+    _ name: String, _ prefixes: [String], dpi: [Int], widthMM: Double, cutter: Bool
+  )
+    -> ModelEntry
+  {
+    ModelEntry(
+      name: name, language: .zpl, vendorID: zebraVendor, productID: nil,
+      modelPrefixes: prefixes.map { $0.lowercased() },
+      capabilities: Capabilities(
+        dpi: dpi, widthMM: 10...widthMM,
+        finishing: cutter ? [.tear, .cut, .peel] : [.tear, .peel],
+        darkness: 0...30))
+  }
+
+  private static let zebraModels: [ModelEntry] = [
+    zebra("Zebra GK420", ["GK420"], dpi: [203], widthMM: 104, cutter: true),
+    zebra("Zebra GX420", ["GX420"], dpi: [203], widthMM: 104, cutter: true),
+    zebra("Zebra GX430", ["GX430"], dpi: [300], widthMM: 104, cutter: true),
+    zebra("Zebra ZD410", ["ZD410"], dpi: [203, 300], widthMM: 56, cutter: false),
+    zebra("Zebra ZD420", ["ZD420"], dpi: [203, 300], widthMM: 104, cutter: true),
+    zebra("Zebra ZD421", ["ZD421"], dpi: [203, 300], widthMM: 104, cutter: true),
+    zebra("Zebra ZD620", ["ZD620"], dpi: [203, 300], widthMM: 104, cutter: true),
+    zebra("Zebra ZT230", ["ZT230"], dpi: [203, 300], widthMM: 104, cutter: true),
+    zebra("Zebra ZT410", ["ZT410"], dpi: [203, 300, 600], widthMM: 104, cutter: true),
+  ]
+
+  /// A printer that speaks ZPL but is not in the table (any make: many clones do).
+  public static let genericZPL = zebra(
+    "Generic ZPL printer", [], dpi: [203, 300, 600], widthMM: 104, cutter: true)
+
+  /// The best model for a device, with its score; nil when nothing fits. Points:
+  /// vendor+product id 100, model name in MDL 50, vendor id 10, a known command set
+  /// (ZPL; PT-CBP or a QL model for Brother raster) 20. A ZPL-speaking device with no
+  /// better match is the generic ZPL driver.
+  public static func match(vendorID: UInt16?, productID: UInt16?, deviceID: DeviceID?)
+    -> (model: ModelEntry, score: Int)?
+  {
+    let mdl = deviceID?.model?.lowercased() ?? ""
+    let commands = deviceID?.commandSets ?? []
+    var best: (ModelEntry, Int)?
+    for entry in models {
+      var score = 0
+      if let vendorID, vendorID == entry.vendorID {
+        score += 10
+        if let productID, productID == entry.productID { score += 100 }
+      }
+      if !mdl.isEmpty, entry.modelPrefixes.contains(where: { mdl.contains($0) }) { score += 50 }
+      switch entry.language {
+      case .zpl: if commands.contains(where: { $0.hasPrefix("ZPL") }) { score += 20 }
+      case .brotherQL: if commands.contains("PT-CBP") || mdl.hasPrefix("ql-") { score += 20 }
+      }
+      // A bare vendor match is not a model match.
+      guard score > 30 else { continue }
+      if score > (best?.1 ?? 0) { best = (entry, score) }
+    }
+    if best == nil, commands.contains(where: { $0.hasPrefix("ZPL") }) { return (genericZPL, 20) }
+    return best.map { ($0.0, $0.1) }
+  }
+}
