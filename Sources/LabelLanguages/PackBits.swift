@@ -4,9 +4,22 @@
 /// byte repeats 1-n times; -128 (128) is a no-op.
 public enum PackBits {
   public static func encode(_ data: some Collection<UInt8>) -> [UInt8] {
-    let input = Array(data)
     var out: [UInt8] = []
-    out.reserveCapacity(input.count + input.count / 128 + 1)
+    out.reserveCapacity(data.count + data.count / 128 + 1)
+    encode(data, into: &out)
+    return out
+  }
+
+  /// Appends the encoding of `data` to `out` (the raster encoder's hot path: no
+  /// intermediate arrays).
+  public static func encode(_ data: some Collection<UInt8>, into out: inout [UInt8]) {
+    if let done: Void = data.withContiguousStorageIfAvailable({ encode($0, into: &out) }) {
+      return done
+    }
+    Array(data).withUnsafeBufferPointer { encode($0, into: &out) }
+  }
+
+  private static func encode(_ input: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
     var i = 0
     while i < input.count {
       // A run of 2+ equal bytes (up to 128) is worth a repeat header (3+ always, 2 at the
@@ -28,10 +41,9 @@ public enum PackBits {
         end += 1
       }
       out.append(UInt8(end - i - 1))
-      out.append(contentsOf: input[i..<end])
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: input[i..<end]))
       i = end
     }
-    return out
   }
 
   /// Decodes; nil when the data ends inside a block.

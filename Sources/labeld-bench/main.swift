@@ -186,6 +186,7 @@ report +=
 report += storeSize()
 report += startupWithHistory()
 report += zplEncoding()
+report += qlEncoding()
 print(report)
 
 /// Bytes of labeld.db plus its WAL after 10,000 jobs go through a fresh daemon.
@@ -285,17 +286,79 @@ func stopDaemon(_ p: Process) {
     name: "shelf-2x1", media: TemplateMedia(widthMM: 50.8, lengthMM: 25.4),
     elements: [
       .box(BoxElement(x: 0.5, y: 0.5, width: 49.8, height: 24.4, thickness: 0.3)),
-      .text(TextElement(x: 2, y: 2, width: 46.8, height: 6, text: "${name}", size: 10, weight: .bold)),
-      .barcode(BarcodeElement(x: 3, y: 9, symbology: .ean13, data: "${barcode}", height: 10, moduleWidth: 0.25)),
-      .text(TextElement(x: 30, y: 19.5, width: 19, height: 4.5, text: "${price} ${currency}", size: 9, align: .right)),
+      .text(
+        TextElement(x: 2, y: 2, width: 46.8, height: 6, text: "${name}", size: 10, weight: .bold)),
+      .barcode(
+        BarcodeElement(
+          x: 3, y: 9, symbology: .ean13, data: "${barcode}", height: 10, moduleWidth: 0.25)),
+      .text(
+        TextElement(
+          x: 30, y: 19.5, width: 19, height: 4.5, text: "${price} ${currency}", size: 9,
+          align: .right)),
     ])
-  let data = ["name": "Whole milk 1 L", "barcode": "4006380000179", "price": "1.29", "currency": "EUR"]
+  let data = [
+    "name": "Whole milk 1 L", "barcode": "4006380000179", "price": "1.29", "currency": "EUR",
+  ]
   let n = 20_000
   let t0 = now()
   var bytes = 0
   for _ in 0..<n {
-    bytes += (try? ZPLEncoder.label(template, data: data, options: ZPLOptions(dpi: 203)))?.utf8.count ?? 0
+    bytes +=
+      (try? ZPLEncoder.label(template, data: data, options: ZPLOptions(dpi: 203)))?.utf8.count ?? 0
   }
   let us = Double(now() - t0) / 1e3 / Double(n)
-  return String(format: "| ZPL for the 2x1 in shelf template, per label (µs) | %.1f |\n", us) + (bytes > 0 ? "" : "| ZPL encoding failed | |\n")
+  return String(format: "| ZPL for the 2x1 in shelf template, per label (µs) | %.1f |\n", us)
+    + (bytes > 0 ? "" : "| ZPL encoding failed | |\n")
+}
+
+/// A 62 x 100 mm label at 300 dpi encoded to QL raster by us and by brother_ql
+/// (brother-ql-next 0.12 from `make peers`), timed in the same run.
+@MainActor func qlEncoding() -> String {
+  guard let model = BrotherQLModel.named("QL-820NWB"), let media = BrotherQLMedia.named("62x100"),
+    let encoder = try? BrotherQLEncoder(BrotherQLOptions(model: model, media: media))
+  else { return "| QL raster | model or media missing |\n" }
+  var bitmap = Bitmap(width: media.printableWidth, height: media.printableLength)
+  for i in 0..<40 { bitmap.fill(x: (i * 37) % 600, y: (i * 53) % 1100, width: 80, height: 40) }
+  let n = 200
+  let t0 = now()
+  for _ in 0..<n { _ = try? encoder.encode([bitmap]) }
+  let oursMS = Double(now() - t0) / 1e6 / Double(n)
+  var line = String(
+    format: "| QL raster, 62 x 100 mm at 300 dpi (%dx%d), ours per label (ms) | %.3f |\n",
+    bitmap.width, bitmap.height, oursMS)
+  let python = ".build/peers/ql/bin/python"
+  guard FileManager.default.isExecutableFile(atPath: python) else {
+    return line + "| QL raster, brother_ql per label | not measured: run `make peers` |\n"
+  }
+  let script = """
+    import sys, time
+    from PIL import Image
+    from brother_ql.raster import BrotherQLRaster
+    from brother_ql.conversion import convert
+    w, h = int(sys.argv[1]), int(sys.argv[2])
+    img = Image.new("1", (w, h), 1)
+    for i in range(40):
+        x, y = (i * 37) % 600, (i * 53) % 1100
+        img.paste(0, (x, y, min(w, x + 80), min(h, y + 40)))
+    n = 20
+    t = time.perf_counter()
+    for _ in range(n):
+        convert(qlr=BrotherQLRaster("QL-820NWB"), images=[img], label="62x100", rotate="0",
+                threshold=70.0, dither=False, compress=True, red=False, dpi_600=False, hq=True, cut=True)
+    print((time.perf_counter() - t) / n * 1000)
+    """
+  let p = Process()
+  p.executableURL = URL(fileURLWithPath: python)
+  p.arguments = ["-c", script, String(bitmap.width), String(bitmap.height)]
+  let out = Pipe()
+  p.standardOutput = out
+  try? p.run()
+  let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  p.waitUntilExit()
+  guard let theirsMS = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+    return line + "| QL raster, brother_ql per label | failed |\n"
+  }
+  line += String(format: "| QL raster, brother_ql per label (ms) | %.2f |\n", theirsMS)
+  line += String(format: "| QL raster, speed-up over brother_ql | %.0fx |\n", theirsMS / oursMS)
+  return line
 }
