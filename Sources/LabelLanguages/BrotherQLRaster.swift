@@ -123,9 +123,15 @@ public struct BrotherQLEncoder: Sendable {
     out += repeatElement(0, count: o.model.invalidateCount)
     out += BrotherQLCommand.initialize
     if o.model.hasModeSwitch { out += BrotherQLCommand.rasterMode }
+    // Continuous pages shorter than the model's minimum are fed out with blank lines at
+    // the end: the printer (and brother_ql) refuse shorter ones.
+    let minLines = o.media.kind == .dieCut ? 1 : o.model.lineRange.lowerBound * lineScale
+    let blank = [UInt8](repeating: 0, count: o.model.bytesPerLine)
     for (i, page) in pages.enumerated() {
-      appendPageHeader(lines: page.height, index: i, to: &out)
+      let lines = max(page.height, minLines)
+      appendPageHeader(lines: lines, index: i, to: &out)
       for y in 0..<page.height { appendLine(headLine(page, row: y), to: &out) }
+      for _ in page.height..<lines { appendLine(blank, to: &out) }
       out.append(i == pages.count - 1 ? BrotherQLCommand.endOfJob : BrotherQLCommand.formFeed)
     }
     return out

@@ -23,7 +23,8 @@ func randomBitmap(width: Int, height: Int) -> Bitmap {
 struct BrotherQLRasterGoldenTests {
   /// 62 mm continuous, QL-720NW, three lines: blank, one dot at x = 0, all black.
   /// Written out by hand from the command references; the dot lands on head dot
-  /// 12 + 696 - 1 - 0 = 707 (byte 88, bit 0x10).
+  /// 12 + 696 - 1 - 0 = 707 (byte 88, bit 0x10). The QL-720NW takes at least 150 lines
+  /// on continuous rolls, so 147 blank lines (`Z`) follow and the count says 150.
   @Test func compressedJob_matchesHandWrittenBytes() throws {
     var page = Bitmap(width: 696, height: 3)
     page[0, 1] = true
@@ -34,8 +35,8 @@ struct BrotherQLRasterGoldenTests {
     expected += [0x1B, 0x40]  // ESC @
     expected += [0x1B, 0x69, 0x61, 0x01]  // ESC i a 01: raster mode
     // ESC i z: valid CE (recover, kind, width, length, quality), continuous, 62 mm, length 0,
-    // 3 lines little-endian, first page, 0.
-    expected += [0x1B, 0x69, 0x7A, 0xCE, 0x0A, 0x3E, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00]
+    // 150 lines little-endian, first page, 0.
+    expected += [0x1B, 0x69, 0x7A, 0xCE, 0x0A, 0x3E, 0x00, 0x96, 0x00, 0x00, 0x00, 0x00, 0x00]
     expected += [0x1B, 0x69, 0x4D, 0x40]  // ESC i M: auto cut
     expected += [0x1B, 0x69, 0x41, 0x01]  // ESC i A 1: cut every label
     expected += [0x1B, 0x69, 0x4B, 0x08]  // ESC i K: cut at end
@@ -46,6 +47,7 @@ struct BrotherQLRasterGoldenTests {
     expected += [0x67, 0x00, 0x05, 0xA9, 0x00, 0x01, 0x10, 0x00]
     // Dots 12...707: 00 0F, 86 × FF, F0 00.
     expected += [0x67, 0x00, 0x08, 0x01, 0x00, 0x0F, 0xAB, 0xFF, 0x01, 0xF0, 0x00]
+    expected += [UInt8](repeating: 0x5A, count: 147)  // Z: padding to the 150-line minimum
     expected += [0x1A]
     #expect(job == expected)
   }
@@ -134,9 +136,16 @@ struct BrotherQLRoundTripTests {
       }
       let job = try BrotherQLEncoder(options).encode(pages)
       let decoded = try BrotherQLRasterDecoder(model: options.model).decode(job)
-      #expect(decoded.pages.map { $0.bitmap(media: m, model: options.model) } == pages)
+      // Continuous pages come back padded with blank lines to the model's minimum.
+      let minLines = m.kind == .dieCut ? 1 : options.model.lineRange.lowerBound
+      let expected = pages.map { p in
+        var padded = Bitmap(width: p.width, height: max(p.height, minLines))
+        for y in 0..<p.height { for x in 0..<p.width where p[x, y] { padded[x, y] = true } }
+        return padded
+      }
+      #expect(decoded.pages.map { $0.bitmap(media: m, model: options.model) } == expected)
       #expect(decoded.pages.allSatisfy { $0.compressed == options.compresses })
-      #expect(decoded.pages.map(\.printInformation.lineCount) == pages.map(\.height))
+      #expect(decoded.pages.map(\.printInformation.lineCount) == expected.map(\.height))
       // Nothing outside the printable area is burnt.
       let burnt = decoded.pages.reduce(0) {
         $0 + $1.lines.joined().reduce(0) { $0 + $1.nonzeroBitCount }
