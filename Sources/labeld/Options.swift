@@ -30,7 +30,8 @@ struct Options {
                                Add a simulated printer sim:NAME (repeatable). LANGUAGE is
                                zpl or brother-ql. It writes each job's bytes to
                                DIR/sim/NAME/<job>.<zpl|ql>; speed=0 (default) prints
-                               instantly; accepting=no makes it refuse jobs (error 1002).
+                               instantly; darkness=0..30 and finish=tear|cut|peel go into
+                               rendered ZPL labels; accepting=no makes it refuse jobs (1002).
       --seed DIR               Load DIR/products.json and DIR/templates.json into an empty
                                store at start-up (demo data).
       --max-message-bytes N    Longest request line accepted (default 1048576).

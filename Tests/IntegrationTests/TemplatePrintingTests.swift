@@ -115,4 +115,18 @@ import Testing
       #expect(try c.call("jobs.list", [:], as: JobsResult.self).jobs.isEmpty)
     }
   }
+
+  @Test func printerDarknessAndFinishing_goIntoTheLabel() throws {
+    try withDaemon(["--simulate", "zebra=zpl,darkness=22,finish=peel"]) { d in
+      let c = try d.client()
+      try Self.setUp(c)
+      let r = try c.call(
+        "labels.render",
+        ["template": "shelf", "sku": "S1", "printer": "sim:zebra", "format": "native"],
+        as: RenderResult.self)
+      let zpl = String(decoding: Data(base64Encoded: r.data) ?? Data(), as: UTF8.self)
+      #expect(zpl.hasPrefix("~SD22^XA^CI28"))
+      #expect(zpl.contains("^MMP"))
+    }
+  }
 }

@@ -24,7 +24,8 @@ struct SimulatedPrinterSpecTests {
     ("zebra", "NAME=LANGUAGE"), ("=zpl", "must be letters"), ("a b=zpl", "must be letters"),
     ("z=epl", "language must be one of"), ("z=zpl,dpi=250", "dpi must be"),
     ("z=zpl,width=abc", "width=abc"),
-    ("z=zpl,colour=red", "unknown option"), ("z=zpl,speed", "needs a value"),
+    ("z=zpl,colour=red", "unknown option"), ("z=zpl,darkness=31", "darkness=31"),
+    ("z=zpl,finish=fold", "tear, cut or peel"), ("z=zpl,speed", "needs a value"),
     ("z=zpl,accepting=maybe", "yes or no"),
   ])
   func rejects_withAMessageNamingThePart(text: String, fragment: String) {

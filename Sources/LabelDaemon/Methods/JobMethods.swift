@@ -38,7 +38,8 @@ extension Dispatcher {
     if hasTemplate {
       let template = try await templateNamed(try p.string("template"))
       let data = try await templateData(p)
-      document = try services.renderer.document(template, data: data, for: queue.snapshot)
+      document = try services.renderer.document(
+        template, data: data, for: queue.snapshot, settings: queue.labelSettings)
     } else if isPNG {
       document = .native(try services.renderer.convertPNG(documentBytes, language: language))
     } else {

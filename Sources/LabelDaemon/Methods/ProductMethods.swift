@@ -24,7 +24,8 @@ extension Dispatcher {
         sku: input.sku, name: input.name, price: input.price, currency: input.currency,
         barcode: input.barcode, fields: input.fields, version: 0, updatedAt: .distantPast
       ).templateData
-      let document = try services.renderer.document(template, data: data, for: queue.snapshot)
+      let document = try services.renderer.document(
+        template, data: data, for: queue.snapshot, settings: queue.labelSettings)
       plan = (queue, copies, document)
     }
     let product: Product

@@ -32,12 +32,12 @@ extension Dispatcher {
     guard let format = LabelRenderer.Format(rawValue: formatName) else {
       throw .invalidParams(field: "format", reason: "must be \"png\" or \"native\"")
     }
-    let (language, dpi) = try target(p)
+    let (language, dpi, settings) = try target(p)
     let template = try await templateNamed(name)
     let data = try await templateData(p)
     return .result(
       try services.renderer.render(
-        template, data: data, language: language, dpi: dpi, format: format))
+        template, data: data, language: language, dpi: dpi, format: format, settings: settings))
   }
 
   /// The template `name`, or 1006.
@@ -65,11 +65,11 @@ extension Dispatcher {
   }
 
   /// The language and resolution to render for: a printer's, or `language` (default dpi).
-  private func target(_ p: Params) throws(RPCError) -> (PrinterLanguage, Int) {
+  private func target(_ p: Params) throws(RPCError) -> (PrinterLanguage, Int, LabelSettings) {
     if let id = try p.optionalString("printer") {
       guard let queue = services.printers.queue(id) else { throw .printerNotFound(id) }
       let printer = queue.snapshot
-      return (printer.language, printer.dpi)
+      return (printer.language, printer.dpi, queue.labelSettings)
     }
     guard let name = try p.optionalString("language") else {
       throw .invalidParams(field: "printer", reason: "either printer or language is required")
@@ -80,6 +80,6 @@ extension Dispatcher {
         field: "language", reason: "unknown language \"\(name)\" (one of \(known))")
     }
     let dpi = try p.optionalInt("dpi", in: 100...1200) ?? (language == .zpl ? 203 : 300)
-    return (language, dpi)
+    return (language, dpi, LabelSettings())
   }
 }

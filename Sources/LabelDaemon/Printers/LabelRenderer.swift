@@ -23,7 +23,7 @@ struct LabelRenderer: Sendable {
   /// One copy of `template` for `language` at `dpi`.
   func render(
     _ template: Template, data: [String: String], language: PrinterLanguage, dpi: Int,
-    format: Format
+    format: Format, settings: LabelSettings = LabelSettings()
   ) throws(RPCError) -> RenderResult {
     try resolve(template, data: data)
     switch format {
@@ -32,7 +32,10 @@ struct LabelRenderer: Sendable {
       case .zpl:
         let zpl: String
         do {
-          zpl = try ZPLEncoder.label(template, data: data, options: ZPLOptions(dpi: dpi))
+          let options = ZPLOptions(
+            dpi: dpi, darkness: settings.darkness,
+            mode: settings.finish.flatMap { ["tear": .tear, "cut": .cut, "peel": .peel][$0] })
+          zpl = try ZPLEncoder.label(template, data: data, options: options)
         } catch {
           throw .invalidParams(field: error.field, reason: error.reason)
         }
@@ -53,16 +56,18 @@ struct LabelRenderer: Sendable {
 
   /// One copy of a template job for `printer`, in its language. A template wider than the
   /// printer's media is refused (1007) rather than printed cut off.
-  func document(_ template: Template, data: [String: String], for printer: Printer)
-    throws(RPCError) -> JobDocument
-  {
+  func document(
+    _ template: Template, data: [String: String], for printer: Printer,
+    settings: LabelSettings = LabelSettings()
+  ) throws(RPCError) -> JobDocument {
     if let media = printer.media, template.media.widthMM > media.widthMM + 0.5 {
       throw .unsupported(
         "template \(template.name) is \(template.media.widthMM) mm wide but \(printer.id) has "
           + "\(media.widthMM) mm media loaded")
     }
     let rendered = try render(
-      template, data: data, language: printer.language, dpi: printer.dpi, format: .native)
+      template, data: data, language: printer.language, dpi: printer.dpi, format: .native,
+      settings: settings)
     guard let bytes = Data(base64Encoded: rendered.data) else {
       throw .internalError("renderer produced invalid base64")
     }

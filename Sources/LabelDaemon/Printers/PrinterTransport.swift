@@ -20,4 +20,18 @@ protocol PrinterTransport: Sendable {
 
   /// True for printers that accept injected faults (`printers.simulate`).
   var isSimulated: Bool { get }
+
+  /// How rendered labels are set up for this printer (darkness, finishing).
+  var labelSettings: LabelSettings { get }
+}
+
+/// Per-printer settings that rendered labels carry.
+struct LabelSettings: Sendable, Equatable {
+  var darkness: Int?
+  /// "tear", "cut" or "peel".
+  var finish: String?
+}
+
+extension PrinterTransport {
+  var labelSettings: LabelSettings { LabelSettings() }
 }

@@ -12,6 +12,10 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
   /// Labels per minute; 0 prints instantly.
   public var speed: Double
   public var accepting: Bool
+  /// ZPL `~SD` darkness 0–30 sent with rendered labels (nil: the printer's own setting).
+  public var darkness: Int?
+  /// How labels are finished (ZPL `^MM`); nil: the printer's own setting.
+  public var finish: String?
 
   public init(
     name: String, language: PrinterLanguage, dpi: Int? = nil, widthMM: Double? = nil,
@@ -65,6 +69,13 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
       case "width": spec.widthMM = try number(5...300)
       case "length": spec.lengthMM = try number(0...2000)
       case "speed": spec.speed = try number(0...10_000)
+      case "darkness":
+        spec.darkness = Int(try number(0...30))
+      case "finish":
+        guard ["tear", "cut", "peel"].contains(value) else {
+          throw SpecError("\(name): finish must be tear, cut or peel")
+        }
+        spec.finish = value
       case "accepting":
         guard let b = ["yes": true, "true": true, "no": false, "false": false][value] else {
           throw SpecError("\(name): accepting must be yes or no")
@@ -72,7 +83,8 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
         spec.accepting = b
       default:
         throw SpecError(
-          "\(name): unknown option \"\(key)\" (dpi, width, length, speed, accepting)")
+          "\(name): unknown option \"\(key)\" (dpi, width, length, speed, darkness, finish, accepting)"
+        )
       }
     }
     return spec
@@ -114,6 +126,10 @@ struct SimulatedPrinter: PrinterTransport {
   }
 
   var isSimulated: Bool { true }
+
+  var labelSettings: LabelSettings {
+    LabelSettings(darkness: spec.darkness, finish: spec.finish)
+  }
 
   /// Where a job's output goes.
   func outputURL(job: Int) -> URL {

@@ -40,6 +40,7 @@ actor PrinterQueue {
   /// The printer's current protocol view.
   nonisolated var snapshot: Printer { published.withLock { $0 } }
   nonisolated var isSimulated: Bool { transport.isSimulated }
+  nonisolated var labelSettings: LabelSettings { transport.labelSettings }
   nonisolated var accepting: Bool { transport.descriptor.accepting }
 
   func start() {
