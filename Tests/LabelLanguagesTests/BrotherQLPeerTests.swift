@@ -73,12 +73,7 @@ struct BrotherQLPeerTests {
 
 /// Runs brother_ql's converter in a Python process.
 enum QLPeer {
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-  static let python: String? = {
-    let path = root.appendingPathComponent(".build/peers/ql/bin/python").path
-    return FileManager.default.isExecutableFile(atPath: path) ? path : nil
-  }()
+  static let python = PeerPython.interpreter("ql")
 
   static func convert(model: String, label: String, bitmap: Bitmap, compress: Bool) throws
     -> [UInt8]
@@ -109,18 +104,10 @@ enum QLPeer {
       "bits": .string(bitmap.bytes.map { String(format: "%02x", $0) }.joined()),
       "compress": .bool(compress),
     ]
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: python!)
-    p.arguments = ["-c", script]
-    let input = Pipe()
-    let output = Pipe()
-    p.standardInput = input
-    p.standardOutput = output
-    try p.run()
-    try input.fileHandleForWriting.write(contentsOf: JSONValue.object(job).serialized())
-    try input.fileHandleForWriting.close()
-    let hex = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    p.waitUntilExit()
+    let hex = String(
+      decoding: try PeerPython.run(
+        python!, script, input: Data(JSONValue.object(job).serialized())),
+      as: UTF8.self)
     var bytes: [UInt8] = []
     var i = hex.startIndex
     while i < hex.endIndex, let j = hex.index(i, offsetBy: 2, limitedBy: hex.endIndex) {

@@ -12,8 +12,7 @@ import Testing
   .enabled(
     if: ZPLPeer.python != nil, "zpl-toolchain not installed: run `make peers` (needs python3.12)"))
 struct ZPLPeerTests {
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+  static let root = PeerPython.root
 
   /// Labels to validate: every seed template with seed data at three resolutions, and
   /// the edge cases of escaping, symbologies, layout and options.
@@ -128,10 +127,7 @@ struct ZPLPeerTests {
 
 /// Runs zpl-toolchain over a batch of labels in one Python process.
 enum ZPLPeer {
-  static let python: String? = {
-    let path = ZPLPeerTests.root.appendingPathComponent(".build/peers/zpl/bin/python").path
-    return FileManager.default.isExecutableFile(atPath: path) ? path : nil
-  }()
+  static let python = PeerPython.interpreter("zpl")
 
   /// Issues that are not about our output:
   /// - ZPL3001 notes that `~SD` ranges and `^MM` modes depend on the printer model.
@@ -181,18 +177,7 @@ enum ZPLPeer {
                       if i.get("severity") in ("error", "warn", "warning")] + ([] if r.get("ok") else ["not ok"]))
       json.dump(out, sys.stdout)
       """
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: python!)
-    p.arguments = ["-c", script]
-    let input = Pipe()
-    let output = Pipe()
-    p.standardInput = input
-    p.standardOutput = output
-    try p.run()
-    try input.fileHandleForWriting.write(contentsOf: JSONEncoder().encode(labels))
-    try input.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
+    let data = try PeerPython.run(python!, script, input: JSONEncoder().encode(labels))
     return try JSONDecoder().decode([[String]].self, from: data)
   }
 }
