@@ -16,6 +16,7 @@ help:
 	@echo "make run     build and run labeld in the foreground (simulated printers, demo data)"
 	@echo "make test    install what is missing, build, run every test"
 	@echo "make deps    apt-install the Debian packages the tests need (idempotent)"
+	@echo "make peers   install the peer implementations the tests compare with (PyPI venvs)"
 	@echo "make bench   run the benchmarks and print a report (see docs/benchmarks.md)"
 	@echo "make format  format the sources with swift format"
 	@echo "make clean   remove build products and the demo state"
@@ -62,7 +63,7 @@ test: deps peers
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-bench: deps
+bench: deps peers
 	$(SWIFT) build -c release
 	$(SWIFT) build -c release --product labeld-bench
 	.build/release/labeld-bench --labeld .build/release/labeld
