@@ -19,6 +19,9 @@ final class Server: @unchecked Sendable {
   private let acceptSource: any DispatchSourceRead
   private let connections = Mutex<[UInt64: Connection]>([:])
   private let nextID = Atomic<UInt64>(1)
+  /// When accept last failed and was logged: a descriptor shortage retries every 100 ms
+  /// but is logged at most every 10 s.
+  private let lastAcceptError = Mutex<ContinuousClock.Instant?>(nil)
   private let dispatcher: Dispatcher
   private let channel: EventChannel
   private let limits: ConnectionLimits
@@ -62,7 +65,15 @@ final class Server: @unchecked Sendable {
         fd = accepted
       } catch {
         // EMFILE/ENFILE: the client waits in the backlog until descriptors free up.
-        log.error("accept failed: \(error)")
+        let now = ContinuousClock.now
+        let shouldLog = lastAcceptError.withLock { last in
+          guard last.map({ now - $0 > .seconds(10) }) ?? true else { return false }
+          last = now
+          return true
+        }
+        if shouldLog {
+          log.error("accept failed: \(error) (\(connectionCount) clients connected); retrying")
+        }
         queue.asyncAfter(deadline: .now() + 0.1) { [weak self] in self?.acceptAll() }
         return
       }
