@@ -48,16 +48,22 @@ final class DaemonProcess: @unchecked Sendable {
   /// accepts connections.
   init(
     _ arguments: [String] = ["--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"],
-    directory: URL? = nil
+    directory: URL? = nil, wrapper: [String] = []
   ) throws {
     self.directory = directory ?? Self.makeTempDirectory()
     ownsDirectory = directory == nil
     socketPath = self.directory.appendingPathComponent("labeld.sock").path
     stateDirectory = self.directory.appendingPathComponent("state", isDirectory: true)
-    process.executableURL = URL(fileURLWithPath: Self.labeldPath)
-    process.arguments =
-      ["--socket", socketPath, "--state-dir", stateDirectory.path, "--log-level", "debug"]
+    let command =
+      [
+        Self.labeldPath, "--socket", socketPath, "--state-dir", stateDirectory.path, "--log-level",
+        "debug",
+      ]
       + arguments
+    // A wrapper (prlimit …) runs labeld as its child through exec, keeping the pid.
+    let argv = wrapper + command
+    process.executableURL = URL(fileURLWithPath: argv[0])
+    process.arguments = Array(argv.dropFirst())
     logURL = self.directory.appendingPathComponent("labeld.log")
     if !FileManager.default.fileExists(atPath: logURL.path) {
       _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
