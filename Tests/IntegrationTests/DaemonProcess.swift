@@ -135,7 +135,9 @@ func withDaemon<T>(
   #expect(alive, "labeld died during the test:\n\(daemon.log.suffix(4000))")
   if alive {
     daemon.stop()
-    #expect(daemon.process.terminationStatus == 0, "labeld exited uncleanly on SIGTERM")
+    #expect(
+      daemon.process.terminationStatus == 0,
+      "labeld exited uncleanly on SIGTERM:\n\(daemon.log.suffix(6000))")
   }
   return result
 }
