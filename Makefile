@@ -26,7 +26,7 @@ all: build
 build:
 	$(SWIFT) build -c $(CONFIG)
 
-run: build
+run: deps build
 	@mkdir -p $(STATE_DIR)
 	exec $(BIN)/labeld --state-dir $(STATE_DIR) --seed seeds $(DEMO_PRINTERS) $(ARGS)
 
