@@ -18,12 +18,17 @@ let package = Package(
     // Printer languages: bitmaps and codecs, ZPL II and Brother QL encoders, status parsers.
     // Pure Swift on top of the core model.
     .target(name: "LabelLanguages", dependencies: ["LabelCore"]),
+    // Rendering: cairo + pango (text with fontconfig fonts) and libzint (barcodes), each
+    // through one small C module, turning templates into device bitmaps and PNG previews.
+    .systemLibrary(name: "CCairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
+    .systemLibrary(name: "CZint", providers: [.apt(["libzint-dev"])]),
+    .target(name: "LabelRender", dependencies: ["LabelCore", "LabelLanguages", "CCairo", "CZint"]),
     // Thin POSIX layer: errno-safe syscalls, Unix sockets, peer credentials, socket paths.
     .target(name: "LabelPOSIX"),
     // The daemon: server, dispatcher, alert channel, scheduler, registry, simulator.
     .target(
       name: "LabelDaemon",
-      dependencies: ["LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages"]),
+      dependencies: ["LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender"]),
     // A blocking line-oriented client used by labelctl and the tests.
     .target(name: "LabelClient", dependencies: ["LabelCore", "LabelPOSIX"]),
     .executableTarget(name: "labeld", dependencies: ["LabelDaemon", "LabelCore", "LabelPOSIX"]),
@@ -31,9 +36,13 @@ let package = Package(
     // `make bench`: latency, fan-out and memory of a running labeld (not part of CI).
     .executableTarget(
       name: "labeld-bench",
-      dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages"]),
+      dependencies: [
+        "LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender",
+      ]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
     .testTarget(name: "LabelLanguagesTests", dependencies: ["LabelLanguages", "LabelCore"]),
+    .testTarget(
+      name: "LabelRenderTests", dependencies: ["LabelRender", "LabelLanguages", "LabelCore"]),
     .testTarget(
       name: "LabelDaemonTests", dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite"]),
     .testTarget(

@@ -12,6 +12,9 @@ extension Dispatcher {
 
   func templatesSave(_ p: Params) async throws(RPCError) -> Reply {
     let template = try p.decode("template", as: Template.self)
+    if let raw = p.values["template"], let unknown = TemplateKeys.unknownMember(in: raw) {
+      throw .invalidParams(unknown.nested(under: "template"))
+    }
     do throws(FieldError) { try template.validate() } catch {
       throw .invalidParams(error.nested(under: "template"))
     }
