@@ -47,7 +47,10 @@ let package = Package(
       name: "LabelDaemonTests", dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite"]),
     .testTarget(
       name: "IntegrationTests",
-      dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "labeld", "labelctl"]
+      dependencies: [
+        "LabelClient", "LabelCore", "LabelPOSIX", "LabelLanguages", "LabelRender", "labeld",
+        "labelctl",
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -33,7 +33,6 @@ extension Dispatcher {
       documentBytes = [UInt8](decoded)
     }
     let queue = try services.jobs.acceptingQueue(printer)
-    let language = queue.snapshot.language
     let document: JobDocument
     if hasTemplate {
       let template = try await templateNamed(try p.string("template"))
@@ -41,7 +40,9 @@ extension Dispatcher {
       document = try services.renderer.document(
         template, data: data, for: queue.snapshot, settings: queue.labelSettings)
     } else if isPNG {
-      document = .native(try services.renderer.convertPNG(documentBytes, language: language))
+      document = .native(
+        try services.renderer.convertPNG(
+          documentBytes, for: queue.snapshot, settings: queue.labelSettings))
     } else {
       document = .native(documentBytes)
     }
