@@ -80,11 +80,13 @@ final class TextPainter: Sendable {
       setSize(points)
       switch request.overflow {
       case .shrink:
-        // One line per line of text, made smaller until the block fits the box.
+        // One line per line of text, made smaller until the block fits the box with a dot
+        // to spare each side (glyph ink may reach a little past the logical extent).
+        let fitW = max(1, boxW - 2)
         var size = measure()
         var tries = 0
-        while size.width > boxW || size.height > boxH, points > Self.minimumPoints, tries < 12 {
-          let factor = min(boxW / max(size.width, 1), boxH / max(size.height, 1))
+        while size.width > fitW || size.height > boxH, points > Self.minimumPoints, tries < 12 {
+          let factor = min(fitW / max(size.width, 1), boxH / max(size.height, 1))
           points = max(Self.minimumPoints, points * min(0.97, factor * 0.995))
           setSize(points)
           size = measure()
