@@ -4,13 +4,14 @@ STATE_DIR  ?= $(CURDIR)/.state
 CONFIG     ?= debug
 BIN         = .build/$(CONFIG)
 # Debian packages the build and the tests need (checked by `make deps`, installed if missing).
-PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps
+PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps \
+              libcairo2-dev libpango1.0-dev libzint-dev fonts-dejavu-core zbar-tools
 
 # The demo printers of `make run`: a 2x1 in Zebra at 203 dpi and a 62 mm Brother QL.
 DEMO_PRINTERS = --simulate zebra=zpl,dpi=203,width=50.8,length=25.4,speed=120 \
                 --simulate ql=brother-ql,dpi=300,width=62,length=0,speed=60
 
-.PHONY: help all build run test deps peers bench format lint clean
+.PHONY: help all build run test deps peers bench images format lint clean
 
 help:
 	@echo "make run     build and run labeld in the foreground (simulated printers, demo data)"
@@ -18,6 +19,7 @@ help:
 	@echo "make deps    apt-install the Debian packages the tests need (idempotent)"
 	@echo "make peers   install the peer implementations the tests compare with (PyPI venvs)"
 	@echo "make bench   run the benchmarks and print a report (see docs/benchmarks.md)"
+	@echo "make images  render the seed templates into docs/images/ (README pictures)"
 	@echo "make format  format the sources with swift format"
 	@echo "make clean   remove build products and the demo state"
 
@@ -67,6 +69,22 @@ bench: deps peers
 	$(SWIFT) build -c release
 	$(SWIFT) build -c release --product labeld-bench
 	.build/release/labeld-bench --labeld .build/release/labeld
+
+# The README's pictures: the seed templates with seed products, rendered by a real labeld
+# for the demo printers (the QL preview is exactly what that printer prints).
+IMG_DIR = $(CURDIR)/.build/images-state
+images: deps build
+	@rm -rf $(IMG_DIR) && mkdir -p $(IMG_DIR) docs/images
+	@$(BIN)/labeld --socket $(IMG_DIR)/s --state-dir $(IMG_DIR)/state --seed seeds --log-level error \
+	  $(DEMO_PRINTERS) --simulate big=zpl,dpi=203,width=101.6,length=152.4 & pid=$$!; \
+	for i in $$(seq 100); do [ -S $(IMG_DIR)/s ] && break; sleep 0.05; done; \
+	export LABELD_SOCKET=$(IMG_DIR)/s; \
+	$(BIN)/labelctl preview price-tag-62 --sku SKU-1001 --printer sim:ql -o docs/images/price-tag-62.png && \
+	$(BIN)/labelctl preview shelf-2x1 --sku SKU-1004 --printer sim:zebra -o docs/images/shelf-2x1.png && \
+	$(BIN)/labelctl preview shipping-4x6 --printer sim:big -o docs/images/shipping-4x6.png \
+	  --data sender="Acme Labels Ltd, Unit 4, Leeds LS1 4AP" --data service="NEXT DAY" \
+	  --data recipient="$$(printf 'Ada Lovelace\n12 St James'"'"'s Square\nLondon SW1Y 4JH')" \
+	  --data tracking=1Z999AA10123456784; status=$$?; kill $$pid; wait $$pid; exit $$status
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests

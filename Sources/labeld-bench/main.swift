@@ -3,6 +3,7 @@ import LabelClient
 import LabelCore
 import LabelLanguages
 import LabelPOSIX
+import LabelRender
 import LabelSQLite
 import Synchronization
 
@@ -187,6 +188,7 @@ report += storeSize()
 report += startupWithHistory()
 report += zplEncoding()
 report += qlEncoding()
+report += rendering()
 print(report)
 
 /// Bytes of labeld.db plus its WAL after 10,000 jobs go through a fresh daemon.
@@ -352,5 +354,67 @@ func stopDaemon(_ p: Process) {
   }
   line += String(format: "| QL raster, brother_ql per label (ms) | %.2f |\n", theirsMS)
   line += String(format: "| QL raster, speed-up over brother_ql | %.0fx |\n", theirsMS / oursMS)
+  return line
+}
+
+/// This process's peak resident set (VmHWM) in KiB.
+func peakRSSKB() -> Int {
+  let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+  for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+  }
+  return 0
+}
+
+/// A product label, 62 x 100 mm at 300 dpi (bold name shrunk to fit, price, EAN-13, Code 128,
+/// QR, frame), rasterised; then as a PNG preview and as Brother QL raster (issue #5's aim:
+/// < 5 ms per label).
+@MainActor func rendering() -> String {
+  let template = Template(
+    name: "product-62x100", media: TemplateMedia(widthMM: 62, lengthMM: 100),
+    elements: [
+      .box(BoxElement(x: 1, y: 1, width: 60, height: 98, thickness: 0.4)),
+      .text(
+        TextElement(
+          x: 4, y: 4, width: 54, height: 12, text: "${name}", size: 22, weight: .bold)),
+      .text(
+        TextElement(x: 4, y: 18, width: 54, height: 10, text: "${price} ${currency}", size: 20)),
+      .text(
+        TextElement(
+          x: 4, y: 30, width: 54, height: 14, text: "${description}", size: 9, overflow: .wrap)),
+      .barcode(BarcodeElement(x: 8, y: 46, symbology: .ean13, data: "${barcode}", height: 14)),
+      .barcode(
+        BarcodeElement(
+          x: 6, y: 68, symbology: .code128, data: "${sku}", height: 8, moduleWidth: 0.25)),
+      .barcode(BarcodeElement(x: 40, y: 78, symbology: .qr, data: "${url}", height: 18)),
+    ])
+  let data = [
+    "name": "Wholemeal spelt flour, stone ground", "price": "3.49", "currency": "EUR",
+    "description": "Organic spelt from the Swabian Jura, milled whole. Store cool and dry.",
+    "barcode": "4006381333931", "sku": "SKU-1077", "url": "https://shop.example/p/SKU-1077",
+  ]
+  let rasteriser = LabelRasteriser()
+  guard let first = try? rasteriser.render(template, data: data, dpi: 300) else {
+    return "| Render 62 x 100 mm at 300 dpi | failed |\n"
+  }
+  let before = peakRSSKB()
+  let n = 300
+  var t0 = now()
+  for _ in 0..<n { _ = try? rasteriser.render(template, data: data, dpi: 300) }
+  let renderMS = Double(now() - t0) / 1e6 / Double(n)
+  let after = peakRSSKB()
+  t0 = now()
+  var pngBytes = 0
+  for _ in 0..<n { pngBytes = (try? PNGCodec.encode(first))?.count ?? 0 }
+  let pngMS = Double(now() - t0) / 1e6 / Double(n)
+  var line = String(
+    format: "| Render a product label, 62 x 100 mm at 300 dpi (%dx%d), per label (ms) | %.2f |\n",
+    first.width, first.height, renderMS)
+  line += String(
+    format:
+      "| Render: peak RSS of the bench process before / after %d renders (MiB) | %.1f / %.1f |\n",
+    n, Double(before) / 1024, Double(after) / 1024)
+  line += String(
+    format: "| PNG preview of it, encode per label (ms; %d bytes) | %.2f |\n", pngBytes, pngMS)
   return line
 }

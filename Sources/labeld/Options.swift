@@ -32,6 +32,9 @@ struct Options {
                                DIR/sim/NAME/<job>.<zpl|ql>; speed=0 (default) prints
                                instantly; darkness=0..30 and finish=tear|cut|peel go into
                                rendered ZPL labels; accepting=no makes it refuse jobs (1002).
+                               Defaults: zpl 203 dpi, 50.8 x 25.4 mm; brother-ql 300 dpi
+                               (its only resolution), 62 mm continuous (length=0), raster
+                               for model=QL-820NWB (any Brother QL model name).
       --seed DIR               Load DIR/products.json and DIR/templates.json into an empty
                                store at start-up (demo data).
       --max-message-bytes N    Longest request line accepted (default 1048576).
