@@ -6,7 +6,7 @@ public enum PNGCodec {
   /// The largest image accepted, per side and in total, checked from the header before
   /// anything is decoded (a small file can declare a huge image).
   public static let maxSide = 16_384
-  public static let maxPixels = 40_000_000
+  public static let maxPixels = 20_000_000
 
   /// A 1-bit grayscale PNG of `bitmap`: black where the bitmap has a dot.
   public static func encode(_ bitmap: Bitmap) throws(ImageError) -> [UInt8] {

@@ -86,8 +86,9 @@ struct LabelRenderer: Sendable {
   func convertPNG(_ png: [UInt8], for printer: Printer, settings: LabelSettings) throws(RPCError)
     -> [UInt8]
   {
-    let bitmap: Bitmap
-    do { bitmap = try PNGCodec.decodeBitmap(png) } catch {
+    // The size comes from the header: an image too large is refused before it is decoded.
+    let size: (width: Int, height: Int)
+    do { size = try PNGCodec.size(of: png) } catch {
       throw .invalidParams(field: "document.data", reason: error.message)
     }
     let target = Target(
@@ -97,13 +98,14 @@ struct LabelRenderer: Sendable {
       if let media = printer.media {
         let width = dotsAt(media.widthMM, printer.dpi)
         let length = media.lengthMM > 0 ? dotsAt(media.lengthMM, printer.dpi) : nil
-        if bitmap.width > width || length.map({ bitmap.height > $0 }) == true {
+        if size.width > width || length.map({ size.height > $0 }) == true {
           throw .unsupported(
-            "the PNG is \(bitmap.width) x \(bitmap.height) pixels but \(printer.id)'s "
-              + "\(mediaName(media)) label is \(width) x \(length.map(String.init) ?? "any") dots at \(printer.dpi) dpi; "
-              + "send an image no larger, at one pixel per dot")
+            "the PNG is \(size.width) x \(size.height) pixels but \(printer.id)'s "
+              + "\(mediaName(media)) label is \(width) x \(length.map(String.init) ?? "any") "
+              + "dots at \(printer.dpi) dpi; send an image no larger, at one pixel per dot")
         }
       }
+      let bitmap = try decode(png)
       do {
         return try zplDriver(target).encode(
           pages: [bitmap], media: printer.media ?? Media(widthMM: 0, lengthMM: 0),
@@ -113,14 +115,21 @@ struct LabelRenderer: Sendable {
       }
     case .brotherQL:
       let (driver, roll, media) = try brotherQL(target)
-      let lengthLimit = roll.kind == .dieCut ? roll.printableLength : driver.ql.lineRange.upperBound
-      if bitmap.width > roll.printableWidth || bitmap.height > lengthLimit {
+      let lengthLimit =
+        roll.kind == .dieCut ? roll.printableLength : driver.ql.lineRange.upperBound
+      if size.width > roll.printableWidth || size.height > lengthLimit {
         throw .unsupported(
-          "the PNG is \(bitmap.width) x \(bitmap.height) pixels but \(printer.id)'s \(roll.id) mm "
+          "the PNG is \(size.width) x \(size.height) pixels but \(printer.id)'s \(roll.id) mm "
             + "roll prints \(roll.printableWidth) dots across and at most \(lengthLimit) lines "
             + "at 300 dpi; send an image no larger, at one pixel per dot")
       }
-      return try encodeQL([bitmap], driver: driver, media: media, dpi: target.dpi)
+      return try encodeQL([try decode(png)], driver: driver, media: media, dpi: target.dpi)
+    }
+  }
+
+  private func decode(_ png: [UInt8]) throws(RPCError) -> Bitmap {
+    do { return try PNGCodec.decodeBitmap(png) } catch {
+      throw .invalidParams(field: "document.data", reason: error.message)
     }
   }
 
