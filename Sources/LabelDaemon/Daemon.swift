@@ -145,11 +145,43 @@ public final class Daemon: Sendable {
   }
 
   public func stop() async {
+    await shutdown(deadline: .zero)
+  }
+
+  /// Stops gracefully: no new connections or requests, each printer finishes the label it
+  /// is printing (jobs part-way go back to pending), then the store is flushed and closed.
+  /// After `deadline` labels still printing are cut off; their jobs stay `processing` and
+  /// the next start's `--interrupted-jobs` policy applies. Accepted jobs are already
+  /// durable, so none is lost either way.
+  public func shutdown(deadline: Duration) async {
     server.stop()
-    for queue in services.printers.all { await queue.stop() }
+    let queues = services.printers.all
+    let cutoff = Task {
+      try? await Task.sleep(for: deadline)
+      guard !Task.isCancelled else { return }
+      for queue in queues { await queue.stop() }
+    }
+    await withTaskGroup(of: Void.self) { group in
+      for queue in queues { group.addTask { await queue.drain() } }
+    }
+    cutoff.cancel()
     store.drain()
     services.channel.sealSequence()
     store.close()
+  }
+
+  /// One line for `systemctl status`: where it listens and what it serves.
+  public var statusLine: String {
+    "serving \(services.printers.all.count) printer(s) on \(config.socketPath)"
+  }
+
+  /// A round trip through the parts that must be alive to serve: the alert channel's
+  /// lock and the store's queue. The watchdog pings systemd only after this returns.
+  public func healthCheck() async {
+    _ = services.channel.latestSeq
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      store.ping { done.resume() }
+    }
   }
 
   /// A socket passed by systemd (LISTEN_FDS) as it is, else a fresh one at `path`.

@@ -48,7 +48,7 @@ final class DaemonProcess: @unchecked Sendable {
   /// accepts connections.
   init(
     _ arguments: [String] = ["--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"],
-    directory: URL? = nil, wrapper: [String] = []
+    directory: URL? = nil, wrapper: [String] = [], environment: [String: String] = [:]
   ) throws {
     self.directory = directory ?? Self.makeTempDirectory()
     ownsDirectory = directory == nil
@@ -64,6 +64,9 @@ final class DaemonProcess: @unchecked Sendable {
     let argv = wrapper + command
     process.executableURL = URL(fileURLWithPath: argv[0])
     process.arguments = Array(argv.dropFirst())
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     logURL = self.directory.appendingPathComponent("labeld.log")
     if !FileManager.default.fileExists(atPath: logURL.path) {
       _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
@@ -107,6 +110,11 @@ final class DaemonProcess: @unchecked Sendable {
       process.terminate()
       process.waitUntilExit()
     }
+  }
+
+  /// Sends `signal` without waiting.
+  func signal(_ signal: Int32) {
+    if process.isRunning { Glibc.kill(process.processIdentifier, signal) }
   }
 
   func kill9() {
