@@ -12,12 +12,16 @@ import Synchronization
 signal(SIGPIPE, SIG_IGN)
 
 let environment = SocketPath.processEnvironment
+let arguments = Array(CommandLine.arguments.dropFirst())
 let options: Options
 do {
-  options = try Options.parse(Array(CommandLine.arguments.dropFirst()), environment: environment)
+  options = try Options.parse(arguments, environment: environment)
 } catch {
-  fputs("labeld: \(error)\nTry 'labeld --help'.\n", stderr)
-  exit(64)
+  switch error {
+  case .usage: fputs("labeld: \(error)\nTry 'labeld --help'.\n", stderr)
+  case .config: fputs("labeld: \(error)\n", stderr)
+  }
+  exit(error.exitStatus)
 }
 if options.showHelp {
   print(Options.usage)
@@ -25,6 +29,17 @@ if options.showHelp {
 }
 if options.showVersion {
   print("labeld \(LabelVersion.version) (protocol \(LabelVersion.protocolVersion))")
+  exit(0)
+}
+
+if options.checkConfig {
+  do {
+    try options.check()
+  } catch {
+    fputs("labeld: \(error)\n", stderr)
+    exit(78)
+  }
+  print(options.summary)
   exit(0)
 }
 
@@ -73,6 +88,22 @@ for sig in [SIGTERM, SIGINT] {
   source.resume()
   signalSources.append(source)
 }
+
+// SIGHUP: read the configuration again; a file that does not parse changes nothing.
+signal(SIGHUP, SIG_IGN)
+let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
+hangup.setEventHandler {
+  manager.reloading()
+  do {
+    let reloaded = try Options.parse(arguments, environment: environment)
+    try reloaded.check()
+    daemon.reload(reloaded.config)
+  } catch {
+    log.error("reload failed, keeping the running configuration: \(error)")
+  }
+  manager.ready(status: daemon.statusLine)
+}
+hangup.resume()
 
 Task {
   do {

@@ -60,6 +60,8 @@ final class DaemonProcess: @unchecked Sendable {
         "debug",
       ]
       + arguments
+      // Never the machine's /etc/labeld/labeld.conf: a test names its file or reads none.
+      + (arguments.contains(where: { $0.hasPrefix("--config") }) ? [] : ["--no-config"])
     // A wrapper (prlimit …) runs labeld as its child through exec, keeping the pid.
     let argv = wrapper + command
     process.executableURL = URL(fileURLWithPath: argv[0])

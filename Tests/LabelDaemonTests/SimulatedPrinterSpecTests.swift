@@ -57,7 +57,8 @@ struct DispatcherTests {
       channel: channel, printers: registry, products: ProductStore(store: store),
       templates: TemplateStore(store: store),
       jobs: JobService(jobs: jobs, printers: registry, channel: channel, saveErrors: saveErrors),
-      renderer: LabelRenderer(), saveErrors: saveErrors, log: log)
+      renderer: LabelRenderer(), saveErrors: saveErrors, access: AccessPolicy(adminGroup: nil),
+      log: log)
     let dispatcher = Dispatcher(services: services)
     let line = Array(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#.utf8)
     let reply = try #require(

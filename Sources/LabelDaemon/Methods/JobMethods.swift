@@ -53,7 +53,8 @@ extension Dispatcher {
 
   func jobsCancel(_ p: Params, _ context: RequestContext) async throws(RPCError) -> Reply {
     let id = try p.int("job", in: 1...Int.max)
-    return .result(JobResult(job: try await services.jobs.cancel(id, by: context.peer)))
+    return .result(
+      JobResult(job: try await services.jobs.cancel(id, by: context.peer, access: services.access)))
   }
 
   func jobsList(_ p: Params) async throws(RPCError) -> Reply {

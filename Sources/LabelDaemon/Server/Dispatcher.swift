@@ -78,7 +78,7 @@ final class Dispatcher: Sendable {
     case .printersList, .printersRefresh:
       return .result(PrintersResult(printers: services.printers.printers))
     case .printersGet: return try printersGet(p)
-    case .printersSimulate: return try await printersSimulate(p)
+    case .printersSimulate: return try await printersSimulate(p, context)
     case .productsSave: return try await productsSave(p, context)
     case .productsGet: return try await productsGet(p)
     case .productsDelete: return try await productsDelete(p)

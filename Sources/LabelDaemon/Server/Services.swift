@@ -9,6 +9,7 @@ struct Services: Sendable {
   let jobs: JobService
   let renderer: LabelRenderer
   let saveErrors: SaveErrors
+  let access: AccessPolicy
   let log: Logger
 
   func product(_ sku: String) async throws(RPCError) -> Product? {
