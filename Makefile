@@ -5,13 +5,14 @@ CONFIG     ?= debug
 BIN         = .build/$(CONFIG)
 # Debian packages the build and the tests need (checked by `make deps`, installed if missing).
 PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps \
-              libcairo2-dev libpango1.0-dev libzint-dev fonts-dejavu-core zbar-tools
+              libcairo2-dev libpango1.0-dev libzint-dev fonts-dejavu-core zbar-tools \
+              systemd man-db
 
 # The demo printers of `make run`: a 2x1 in Zebra at 203 dpi and a 62 mm Brother QL.
 DEMO_PRINTERS = --simulate zebra=zpl,dpi=203,width=50.8,length=25.4,speed=120 \
                 --simulate ql=brother-ql,dpi=300,width=62,length=0,speed=60
 
-.PHONY: help all build run test deps peers bench images format lint clean
+.PHONY: help all build run test deps peers bench images install install-files format lint clean
 
 help:
 	@echo "make run     build and run labeld in the foreground (simulated printers, demo data)"
@@ -20,6 +21,7 @@ help:
 	@echo "make peers   install the peer implementations the tests compare with (PyPI venvs)"
 	@echo "make bench   run the benchmarks and print a report (see docs/benchmarks.md)"
 	@echo "make images  render the seed templates into docs/images/ (README pictures)"
+	@echo "make install build for release and install (PREFIX=/usr/local, DESTDIR=)"
 	@echo "make format  format the sources with swift format"
 	@echo "make clean   remove build products and the demo state"
 
@@ -85,6 +87,41 @@ images: deps build
 	  --data sender="Acme Labels Ltd, Unit 4, Leeds LS1 4AP" --data service="NEXT DAY" \
 	  --data recipient="$$(printf 'Ada Lovelace\n12 St James'"'"'s Square\nLondon SW1Y 4JH')" \
 	  --data tracking=1Z999AA10123456784; status=$$?; kill $$pid; wait $$pid; exit $$status
+
+# Installation. `make install` builds for release and lays out every file under
+# $(DESTDIR)$(PREFIX); `install-files` copies already built binaries (CONFIG=debug for
+# the tests). The example configuration never overwrites an existing one.
+PREFIX      ?= /usr/local
+SYSCONFDIR  ?= /etc
+BINDIR       = $(PREFIX)/bin
+LIBDIR       = $(PREFIX)/lib
+MANDIR       = $(PREFIX)/share/man
+DOCDIR       = $(PREFIX)/share/doc/labeld
+
+install:
+	$(SWIFT) build -c release --product labeld
+	$(SWIFT) build -c release --product labelctl
+	$(MAKE) install-files CONFIG=release
+
+install-files:
+	install -D -m 0755 $(BIN)/labeld $(DESTDIR)$(BINDIR)/labeld
+	install -D -m 0755 $(BIN)/labelctl $(DESTDIR)$(BINDIR)/labelctl
+	install -d $(DESTDIR)$(LIBDIR)/systemd/system
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/labeld.service > $(DESTDIR)$(LIBDIR)/systemd/system/labeld.service
+	install -m 0644 systemd/labeld.socket $(DESTDIR)$(LIBDIR)/systemd/system/labeld.socket
+	install -D -m 0644 systemd/labeld.sysusers $(DESTDIR)$(LIBDIR)/sysusers.d/labeld.conf
+	install -D -m 0644 systemd/labeld.tmpfiles $(DESTDIR)$(LIBDIR)/tmpfiles.d/labeld.conf
+	@for rules in udev/*.rules; do [ -e "$$rules" ] || continue; \
+	  echo "install $$rules"; install -D -m 0644 "$$rules" "$(DESTDIR)$(LIBDIR)/udev/rules.d/$$(basename $$rules)"; done
+	install -D -m 0644 man/labeld.8 $(DESTDIR)$(MANDIR)/man8/labeld.8
+	install -D -m 0644 man/labelctl.1 $(DESTDIR)$(MANDIR)/man1/labelctl.1
+	install -D -m 0644 man/labeld.conf.5 $(DESTDIR)$(MANDIR)/man5/labeld.conf.5
+	install -D -m 0644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md
+	install -D -m 0644 docs/security.md $(DESTDIR)$(DOCDIR)/security.md
+	install -D -m 0644 systemd/labeld.conf.example $(DESTDIR)$(DOCDIR)/labeld.conf.example
+	@if [ ! -e $(DESTDIR)$(SYSCONFDIR)/labeld/labeld.conf ]; then \
+	  install -D -m 0644 systemd/labeld.conf.example $(DESTDIR)$(SYSCONFDIR)/labeld/labeld.conf; \
+	  echo "install $(DESTDIR)$(SYSCONFDIR)/labeld/labeld.conf"; fi
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
