@@ -186,6 +186,7 @@ report +=
 // Store size per 10,000 jobs, and start-up with 100,000 jobs of history.
 report += storeSize()
 report += startupWithHistory()
+report += coldStartToReady()
 report += zplEncoding()
 report += qlEncoding()
 report += rendering()
@@ -421,4 +422,63 @@ func peakRSSKB() -> Int {
   line += String(
     format: "| PNG preview of it, encode per label (ms; %d bytes) | %.2f |\n", pngBytes, pngMS)
   return line
+}
+
+/// Milliseconds from exec to systemd's READY=1 (read from a NOTIFY_SOCKET of our own), on
+/// an empty state directory and on the demo data, median of 9 each (issue #8's aim:
+/// < 100 ms).
+@MainActor func coldStartToReady() -> String {
+  let home = dir.appendingPathComponent("ready")
+  try? FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+  let notifyPath = home.appendingPathComponent("notify.sock").path
+  let fd = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+  defer { close(fd) }
+  var addr = sockaddr_un()
+  addr.sun_family = sa_family_t(AF_UNIX)
+  withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: Array(notifyPath.utf8) + [0]) }
+  _ = withUnsafePointer(to: &addr) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+    }
+  }
+  func run(_ name: String, _ extra: [String]) -> Double? {
+    var times: [Double] = []
+    for i in 0..<9 {
+      let state = home.appendingPathComponent("\(name)-\(i)")
+      let p = Process()
+      p.executableURL = URL(fileURLWithPath: bench.labeld)
+      p.arguments =
+        [
+          "--no-config", "--socket", state.appendingPathComponent("s.sock").path, "--state-dir",
+          state.appendingPathComponent("state").path, "--log-level", "error",
+        ] + extra
+      p.environment = ["NOTIFY_SOCKET": notifyPath]
+      let t0 = now()
+      guard (try? p.run()) != nil else { return nil }
+      var buffer = [UInt8](repeating: 0, count: 512)
+      var ready = false
+      while !ready {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, 5000) == 1 else { break }
+        let n = recv(fd, &buffer, buffer.count, 0)
+        ready = n > 0 && String(decoding: buffer[0..<n], as: UTF8.self).contains("READY=1")
+      }
+      let ms = Double(now() - t0) / 1e6
+      stopDaemon(p)
+      guard ready else { return nil }
+      times.append(ms)
+    }
+    times.sort()
+    return times[times.count / 2]
+  }
+  let empty = run("empty", ["--simulate", "zebra=zpl"])
+  let demo = run(
+    "demo",
+    ["--seed", "seeds", "--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"])
+  return String(
+    format: "| cold start to READY=1, fresh state dir, median of 9 (ms) | %.1f |\n", empty ?? -1)
+    + String(
+      format:
+        "| cold start to READY=1, fresh state dir seeded with the demo data, median of 9 (ms) | %.1f |\n",
+      demo ?? -1)
 }
