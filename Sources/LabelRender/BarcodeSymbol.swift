@@ -56,3 +56,11 @@ struct BarcodeSymbol: Sendable {
     }
   }
 }
+
+/// Sizes of symbols, for printers that draw barcodes themselves (ZPL's `^BQ`).
+public enum SymbolSize {
+  /// Modules across a QR symbol for `data` (error correction M), as labeld draws it.
+  public static func qrModules(_ data: String) throws(LabelError) -> Int {
+    try BarcodeSymbol(.qr, data: data).columns
+  }
+}

@@ -147,8 +147,9 @@ struct LabelRenderer: Sendable {
           try rasteriser.render(image, dpi: target.dpi, path: "elements[\(index)]")
         }
       }
+      let sized = try fittingQRCodes(template, data: data, dpi: target.dpi)
       let zpl = try labelError { () throws(LabelError) in
-        try ZPLEncoder.label(template, data: data, options: zplOptions(target), images: images)
+        try ZPLEncoder.label(sized, data: data, options: zplOptions(target), images: images)
       }
       return Array(zpl.utf8)
     case .brotherQL:
@@ -156,6 +157,29 @@ struct LabelRenderer: Sendable {
       let page = try printedArea(template, data: data, roll: roll).page
       return try encodeQL([page], driver: driver, media: media, dpi: target.dpi)
     }
+  }
+
+  /// QR codes without a `moduleWidth` get the module that fits their `height`, as the
+  /// rasteriser draws them, so a ZPL printer's `^BQ` symbol has the same size.
+  private func fittingQRCodes(_ template: Template, data: [String: String], dpi: Int)
+    throws(RPCError) -> Template
+  {
+    var out = template
+    for (index, element) in template.elements.enumerated() {
+      guard case .barcode(var b) = element, b.symbology == .qr, b.moduleWidth == nil,
+        case .success(let value) = Placeholders.fill(b.data, from: data)
+      else { continue }
+      let modules: Int
+      do throws(LabelError) {
+        modules = try SymbolSize.qrModules(value)
+      } catch {
+        throw .invalidParams(field: "elements[\(index)].data", reason: error.reason)
+      }
+      let dots = max(1, dotsAt(b.height, dpi) / max(1, modules))
+      b.moduleWidth = Double(dots) * 25.4 / Double(dpi)
+      out.elements[index] = .barcode(b)
+    }
+    return out
   }
 
   /// The label as a picture: for Brother QL, exactly what it prints.
