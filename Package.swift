@@ -18,12 +18,16 @@ let package = Package(
     // Printer languages: bitmaps and codecs, ZPL II and Brother QL encoders, status parsers.
     // Pure Swift on top of the core model.
     .target(name: "LabelLanguages", dependencies: ["LabelCore"]),
+    // libcups, through one small C module (Debian 12 has no cups.pc: no pkgConfig) and a
+    // typed wrapper: one owner per handle, calls on the client's own queue, IPP → Reason table.
+    .systemLibrary(name: "CCUPS", providers: [.apt(["libcups2-dev"])]),
+    .target(name: "LabelCUPS", dependencies: ["CCUPS", "LabelCore"]),
     // Thin POSIX layer: errno-safe syscalls, Unix sockets, peer credentials, socket paths.
     .target(name: "LabelPOSIX"),
     // The daemon: server, dispatcher, alert channel, scheduler, registry, simulator.
     .target(
       name: "LabelDaemon",
-      dependencies: ["LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages"]),
+      dependencies: ["LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelCUPS"]),
     // A blocking line-oriented client used by labelctl and the tests.
     .target(name: "LabelClient", dependencies: ["LabelCore", "LabelPOSIX"]),
     .executableTarget(name: "labeld", dependencies: ["LabelDaemon", "LabelCore", "LabelPOSIX"]),
@@ -33,6 +37,7 @@ let package = Package(
       name: "labeld-bench",
       dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages"]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
+    .testTarget(name: "LabelCUPSTests", dependencies: ["LabelCUPS", "LabelCore"]),
     .testTarget(name: "LabelLanguagesTests", dependencies: ["LabelLanguages", "LabelCore"]),
     .testTarget(
       name: "LabelDaemonTests", dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite"]),
