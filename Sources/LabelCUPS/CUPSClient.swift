@@ -133,7 +133,8 @@ public final class CUPSClient: @unchecked Sendable {
         throw CUPSError.last()
       }
       var jobID: Int32 = 0
-      let created = IPPStatus(cupsCreateDestJob(http.raw, dest.raw, info.raw, &jobID, title, 0, nil))
+      let created = IPPStatus(
+        cupsCreateDestJob(http.raw, dest.raw, info.raw, &jobID, title, 0, nil))
       guard created.isSuccess, jobID > 0 else { throw CUPSError.last() }
       let started = cupsStartDestDocument(
         http.raw, dest.raw, info.raw, jobID, title, ccups_format_raw(), 0, nil, 1)

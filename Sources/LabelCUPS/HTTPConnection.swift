@@ -22,7 +22,8 @@ final class HTTPConnection {
     else {
       let reason = String(cString: strerror(errno))
       throw CUPSError(
-        status: .serviceUnavailable, message: "cannot connect to the CUPS server \(server): \(reason)"
+        status: .serviceUnavailable,
+        message: "cannot connect to the CUPS server \(server): \(reason)"
       )
     }
     // No callback: a read or write that waits longer than this fails instead of hanging.

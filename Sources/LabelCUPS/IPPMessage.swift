@@ -45,9 +45,10 @@ final class IPPMessage {
 
   /// `requested-attributes` (a 1setOf keyword).
   func requestAttributes(_ names: [String]) {
-    guard let attr = ippAddStrings(
-      raw, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "requested-attributes", Int32(names.count), nil,
-      nil)
+    guard
+      let attr = ippAddStrings(
+        raw, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "requested-attributes", Int32(names.count), nil,
+        nil)
     else { return }
     var attribute: OpaquePointer? = attr
     for (i, name) in names.enumerated() {

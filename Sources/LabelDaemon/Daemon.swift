@@ -11,6 +11,10 @@ public struct DaemonConfig: Sendable {
   public var socketPath: String
   public var stateDirectory: String
   public var simulated: [SimulatedPrinterSpec] = []
+  /// Add the CUPS server's queues as `cups:QUEUE` printers (when a server answers).
+  public var cups = true
+  /// Languages of CUPS queues that cannot be inferred from their make and model.
+  public var cupsLanguages: [String: PrinterLanguage] = [:]
   public var maxMessageBytes = 1 << 20
   public var maxQueuedMessages = 1024
   public var alertRetentionCount = 10_000
@@ -37,6 +41,7 @@ public final class Daemon: Sendable {
   private let jobStore: JobStore
   private let server: Server
   private let log: Logger
+  private let cups: CUPSDiscovery?
 
   public init(config: DaemonConfig, log: Logger) throws {
     self.config = config
@@ -70,12 +75,17 @@ public final class Daemon: Sendable {
       let printer = try SimulatedPrinter(spec: spec, stateDirectory: state)
       registry.add(PrinterQueue(transport: printer, jobs: jobStore, channel: channel, log: log))
     }
+    cups =
+      config.cups
+      ? CUPSDiscovery(
+        pins: config.cupsLanguages, stateDirectory: state, registry: registry, jobs: jobStore,
+        channel: channel, policy: config.interruptedJobs, log: log) : nil
     services = Services(
       channel: channel, printers: registry, products: ProductStore(store: store),
       templates: TemplateStore(store: store),
       jobs: JobService(
         jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
-      renderer: LabelRenderer(), saveErrors: saveErrors, log: log)
+      renderer: LabelRenderer(), saveErrors: saveErrors, cups: cups, log: log)
 
     let (fd, owned) = try Self.listeningSocket(config.socketPath, log: log)
     var limits = ConnectionLimits()
@@ -92,6 +102,7 @@ public final class Daemon: Sendable {
       try await Seeds(directory: seeds, log: log).load(into: services)
     }
     await jobStore.prune(keep: config.jobHistoryCount, maxAge: config.jobHistoryAge)
+    _ = await cups?.discover()
     let unfinished = jobStore.unfinished
     for queue in services.printers.all {
       await queue.resume(
@@ -101,6 +112,7 @@ public final class Daemon: Sendable {
     await abortOrphans(unfinished)
     clearStalePrinterAlerts()
     server.start()
+    if let cups { Task { await cups.run() } }
     log.notice(
       "labeld \(LabelVersion.version) listening on \(config.socketPath); "
         + "\(services.printers.all.count) printer(s); \(unfinished.count) unfinished job(s) resumed; "
@@ -113,9 +125,15 @@ public final class Daemon: Sendable {
     }
   }
 
-  /// Jobs of printers that are no longer configured end now, with a reason.
+  /// Jobs of printers that are no longer configured end now, with a reason. Jobs of CUPS
+  /// queues wait while the CUPS server has not answered yet: they resume when it does.
   private func abortOrphans(_ unfinished: [Job]) async {
+    let cupsUnknown = cups.map { !$0.everReached } ?? false
     for job in unfinished where services.printers.queue(job.printer) == nil {
+      if cupsUnknown && job.printer.hasPrefix("cups:") {
+        log.notice("job \(job.id) waits for \(job.printer): the CUPS server has not answered yet")
+        continue
+      }
       let message = "printer \(job.printer) is no longer configured"
       if let (updated, _) = await jobStore.update(
         job.id,

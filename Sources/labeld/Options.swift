@@ -32,6 +32,15 @@ struct Options {
                                DIR/sim/NAME/<job>.<zpl|ql>; speed=0 (default) prints
                                instantly; darkness=0..30 and finish=tear|cut|peel go into
                                rendered ZPL labels; accepting=no makes it refuse jobs (1002).
+      --cups, --no-cups        Add the CUPS server's queues as printers cups:QUEUE (default
+                               on). The server is libcups' own: $CUPS_SERVER, client.conf,
+                               else the local scheduler. When none answers labeld runs
+                               without CUPS printers, logs it once, and keeps looking.
+      --cups-language QUEUE=LANGUAGE
+                               Pin the language (zpl or brother-ql) of CUPS queue QUEUE
+                               (repeatable), for queues whose make and model do not say it
+                               (raw queues). Unpinned unknown queues print native documents
+                               only; templates for them answer 1007.
       --seed DIR               Load DIR/products.json and DIR/templates.json into an empty
                                store at start-up (demo data).
       --max-message-bytes N    Longest request line accepted (default 1048576).
@@ -85,7 +94,7 @@ struct Options {
           "--socket", "--state-dir", "--simulate", "--seed", "--max-message-bytes",
           "--max-queued-messages", "--alert-retention", "--log-level", "--job-history",
           "--job-history-days", "--alert-retention-days",
-          "--interrupted-jobs", "--busy-timeout-ms",
+          "--interrupted-jobs", "--busy-timeout-ms", "--cups-language",
         ].contains(flag) {
           var rest = args
           rest[i] = String(arg[arg.index(after: eq)...])
@@ -101,6 +110,17 @@ struct Options {
       case "--state-dir": stateDir = try value(arg)
       case "--simulate": config.simulated.append(try SimulatedPrinterSpec.parse(try value(arg)))
       case "--seed": config.seedDirectory = try value(arg)
+      case "--cups": config.cups = true
+      case "--no-cups": config.cups = false
+      case "--cups-language":
+        let text = try value(arg)
+        let kv = text.split(separator: "=", maxSplits: 1).map(String.init)
+        guard kv.count == 2, !kv[0].isEmpty, let language = PrinterLanguage(rawValue: kv[1]) else {
+          let known = PrinterLanguage.allCases.map(\.rawValue).joined(separator: " or ")
+          throw SpecError(
+            "--cups-language must be QUEUE=LANGUAGE with LANGUAGE \(known), got \"\(text)\"")
+        }
+        config.cupsLanguages[kv[0]] = language
       case "--max-message-bytes": config.maxMessageBytes = try integer(arg, 1024...(64 << 20))
       case "--max-queued-messages": config.maxQueuedMessages = try integer(arg, 16...1_000_000)
       case "--alert-retention": config.alertRetentionCount = try integer(arg, 1...10_000_000)

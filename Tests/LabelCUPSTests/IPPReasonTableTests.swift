@@ -66,7 +66,8 @@ import Testing
     #expect(IPPReasonTable.outcome(Self.job(.held, ["job-hold-until-specified"])) == .waiting)
     #expect(IPPReasonTable.outcome(Self.job(.stopped)) == .waiting)
     #expect(IPPReasonTable.outcome(Self.job(.processing, ["job-printing"])) == .printing)
-    #expect(IPPReasonTable.outcome(Self.job(.completed, ["job-completed-successfully"])) == .printed)
+    #expect(
+      IPPReasonTable.outcome(Self.job(.completed, ["job-completed-successfully"])) == .printed)
     #expect(IPPReasonTable.outcome(Self.job(.canceled, ["job-canceled-by-user"])) == .canceled)
   }
 

@@ -32,8 +32,7 @@ extension Dispatcher {
       }
       documentBytes = [UInt8](decoded)
     }
-    let queue = try services.jobs.acceptingQueue(printer)
-    let language = queue.snapshot.language
+    let queue = try await services.jobs.acceptingQueue(printer)
     let document: JobDocument
     if hasTemplate {
       let template = try await templateNamed(try p.string("template"))
@@ -41,6 +40,9 @@ extension Dispatcher {
       document = try services.renderer.document(
         template, data: data, for: queue.snapshot, settings: queue.labelSettings)
     } else if isPNG {
+      guard let language = queue.snapshot.language else {
+        throw .unknownLanguage(queue.snapshot)
+      }
       document = .native(try services.renderer.convertPNG(documentBytes, language: language))
     } else {
       document = .native(documentBytes)

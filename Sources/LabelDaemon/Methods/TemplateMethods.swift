@@ -69,7 +69,8 @@ extension Dispatcher {
     if let id = try p.optionalString("printer") {
       guard let queue = services.printers.queue(id) else { throw .printerNotFound(id) }
       let printer = queue.snapshot
-      return (printer.language, printer.dpi, queue.labelSettings)
+      guard let language = printer.language else { throw .unknownLanguage(printer) }
+      return (language, printer.dpi, queue.labelSettings)
     }
     guard let name = try p.optionalString("language") else {
       throw .invalidParams(field: "printer", reason: "either printer or language is required")

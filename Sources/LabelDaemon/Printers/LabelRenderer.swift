@@ -65,8 +65,9 @@ struct LabelRenderer: Sendable {
         "template \(template.name) is \(template.media.widthMM) mm wide but \(printer.id) has "
           + "\(media.widthMM) mm media loaded")
     }
+    guard let language = printer.language else { throw .unknownLanguage(printer) }
     let rendered = try render(
-      template, data: data, language: printer.language, dpi: printer.dpi, format: .native,
+      template, data: data, language: language, dpi: printer.dpi, format: .native,
       settings: settings)
     guard let bytes = Data(base64Encoded: rendered.data) else {
       throw .internalError("renderer produced invalid base64")

@@ -9,6 +9,8 @@ struct Services: Sendable {
   let jobs: JobService
   let renderer: LabelRenderer
   let saveErrors: SaveErrors
+  /// Nil when CUPS is off (`--no-cups`).
+  var cups: CUPSDiscovery? = nil
   let log: Logger
 
   func product(_ sku: String) async throws(RPCError) -> Product? {
