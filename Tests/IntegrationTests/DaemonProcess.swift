@@ -45,10 +45,12 @@ final class DaemonProcess: @unchecked Sendable {
   }
 
   /// Starts labeld with `arguments` (socket and state dir are added) and waits until it
-  /// accepts connections.
+  /// accepts connections. CUPS is off (`--no-cups`) unless `arguments` has `--cups`, so a
+  /// CUPS server on the machine never adds printers to tests that do not ask for them;
+  /// `environment` is added to the test's own.
   init(
     _ arguments: [String] = ["--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"],
-    directory: URL? = nil, wrapper: [String] = []
+    directory: URL? = nil, wrapper: [String] = [], environment: [String: String] = [:]
   ) throws {
     self.directory = directory ?? Self.makeTempDirectory()
     ownsDirectory = directory == nil
@@ -59,11 +61,14 @@ final class DaemonProcess: @unchecked Sendable {
         Self.labeldPath, "--socket", socketPath, "--state-dir", stateDirectory.path, "--log-level",
         "debug",
       ]
-      + arguments
+      + (arguments.contains("--cups") ? [] : ["--no-cups"]) + arguments
     // A wrapper (prlimit …) runs labeld as its child through exec, keeping the pid.
     let argv = wrapper + command
     process.executableURL = URL(fileURLWithPath: argv[0])
     process.arguments = Array(argv.dropFirst())
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     logURL = self.directory.appendingPathComponent("labeld.log")
     if !FileManager.default.fileExists(atPath: logURL.path) {
       _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
