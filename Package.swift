@@ -23,12 +23,18 @@ let package = Package(
     .systemLibrary(name: "CCairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
     .systemLibrary(name: "CZint", providers: [.apt(["libzint-dev"])]),
     .target(name: "LabelRender", dependencies: ["LabelCore", "LabelLanguages", "CCairo", "CZint"]),
+    // libcups, through one small C module (Debian 12 has no cups.pc: no pkgConfig) and a
+    // typed wrapper: one owner per handle, calls on the client's own queue, IPP → Reason table.
+    .systemLibrary(name: "CCUPS", providers: [.apt(["libcups2-dev"])]),
+    .target(name: "LabelCUPS", dependencies: ["CCUPS", "LabelCore"]),
     // Thin POSIX layer: errno-safe syscalls, Unix sockets, peer credentials, socket paths.
     .target(name: "LabelPOSIX"),
     // The daemon: server, dispatcher, alert channel, scheduler, registry, simulator.
     .target(
       name: "LabelDaemon",
-      dependencies: ["LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender"]),
+      dependencies: [
+        "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender", "LabelCUPS",
+      ]),
     // A blocking line-oriented client used by labelctl and the tests.
     .target(name: "LabelClient", dependencies: ["LabelCore", "LabelPOSIX"]),
     .executableTarget(name: "labeld", dependencies: ["LabelDaemon", "LabelCore", "LabelPOSIX"]),
@@ -40,6 +46,7 @@ let package = Package(
         "LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender",
       ]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
+    .testTarget(name: "LabelCUPSTests", dependencies: ["LabelCUPS", "LabelCore"]),
     .testTarget(name: "LabelLanguagesTests", dependencies: ["LabelLanguages", "LabelCore"]),
     .testTarget(
       name: "LabelRenderTests", dependencies: ["LabelRender", "LabelLanguages", "LabelCore"]),

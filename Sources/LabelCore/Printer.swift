@@ -41,7 +41,9 @@ public struct Printer: Codable, Sendable, Equatable {
   public var name: String
   public var transport: TransportKind
   public var model: String
-  public var language: PrinterLanguage
+  /// Nil when it is not known (a CUPS queue whose make and model name no language and that
+  /// has no pin); the wire shows `"unknown"` and such a printer prints native documents only.
+  public var language: PrinterLanguage?
   public var dpi: Int
   public var state: PrinterState
   public var reasons: [Reason]
@@ -52,7 +54,7 @@ public struct Printer: Codable, Sendable, Equatable {
 
   public init(
     id: String, name: String, transport: TransportKind, model: String,
-    language: PrinterLanguage, dpi: Int, state: PrinterState = .idle, reasons: [Reason] = [],
+    language: PrinterLanguage?, dpi: Int, state: PrinterState = .idle, reasons: [Reason] = [],
     media: Media? = nil, uri: String? = nil, accepting: Bool = true
   ) {
     self.id = id
@@ -66,5 +68,44 @@ public struct Printer: Codable, Sendable, Equatable {
     self.media = media
     self.uri = uri
     self.accepting = accepting
+  }
+}
+
+extension Printer {
+  private enum Keys: String, CodingKey {
+    case id, name, transport, model, language, dpi, state, reasons, media, uri, accepting
+  }
+
+  /// The wire name of `language`: its raw value, `"unknown"` when nil.
+  public var languageName: String { language?.rawValue ?? "unknown" }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: Keys.self)
+    id = try c.decode(String.self, forKey: .id)
+    name = try c.decode(String.self, forKey: .name)
+    transport = try c.decode(TransportKind.self, forKey: .transport)
+    model = try c.decode(String.self, forKey: .model)
+    language = PrinterLanguage(rawValue: try c.decode(String.self, forKey: .language))
+    dpi = try c.decode(Int.self, forKey: .dpi)
+    state = try c.decode(PrinterState.self, forKey: .state)
+    reasons = try c.decode([Reason].self, forKey: .reasons)
+    media = try c.decodeIfPresent(Media.self, forKey: .media)
+    uri = try c.decodeIfPresent(String.self, forKey: .uri)
+    accepting = try c.decodeIfPresent(Bool.self, forKey: .accepting) ?? true
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: Keys.self)
+    try c.encode(id, forKey: .id)
+    try c.encode(name, forKey: .name)
+    try c.encode(transport, forKey: .transport)
+    try c.encode(model, forKey: .model)
+    try c.encode(languageName, forKey: .language)
+    try c.encode(dpi, forKey: .dpi)
+    try c.encode(state, forKey: .state)
+    try c.encode(reasons, forKey: .reasons)
+    try c.encodeIfPresent(media, forKey: .media)
+    try c.encodeIfPresent(uri, forKey: .uri)
+    try c.encode(accepting, forKey: .accepting)
   }
 }

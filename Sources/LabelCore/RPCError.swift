@@ -79,6 +79,19 @@ public struct RPCError: Error, Sendable, Equatable {
       .notFound, "\(entity) not found: \(key)",
       data: ["entity": .string(entity), "key": .string(key)])
   }
+  /// A printer whose language is not known can print native documents only; the message
+  /// says how to pin its language.
+  public static func unknownLanguage(_ printer: Printer) -> RPCError {
+    var how = "send a native document"
+    if printer.transport == .cups {
+      how +=
+        ", or pin the queue's language: labeld --cups-language \(printer.name)=zpl (or brother-ql)"
+    }
+    return unsupported(
+      "the language of \(printer.id) is not known (model \"\(printer.model)\"), so labeld cannot render for it; \(how)"
+    )
+  }
+
   public static func unsupported(_ reason: String) -> RPCError {
     RPCError(.unsupported, "unsupported: \(reason)", data: ["reason": .string(reason)])
   }

@@ -12,6 +12,10 @@ public struct DaemonConfig: Sendable, Equatable {
   public var socketPath: String
   public var stateDirectory: String
   public var simulated: [SimulatedPrinterSpec] = []
+  /// Add the CUPS server's queues as `cups:QUEUE` printers (when a server answers).
+  public var cups = true
+  /// Languages of CUPS queues that cannot be inferred from their make and model.
+  public var cupsLanguages: [String: PrinterLanguage] = [:]
   public var maxMessageBytes = 1 << 20
   public var maxQueuedMessages = 1024
   public var alertRetentionCount = 10_000
@@ -47,6 +51,7 @@ public final class Daemon: Sendable {
   private let jobStore: JobStore
   private let server: Server
   private let log: Logger
+  private let cups: CUPSDiscovery?
 
   public init(config: DaemonConfig, log: Logger) throws {
     self.config = config
@@ -81,13 +86,18 @@ public final class Daemon: Sendable {
       let printer = try SimulatedPrinter(spec: spec, stateDirectory: state)
       registry.add(PrinterQueue(transport: printer, jobs: jobStore, channel: channel, log: log))
     }
+    cups =
+      config.cups
+      ? CUPSDiscovery(
+        pins: config.cupsLanguages, stateDirectory: state, registry: registry, jobs: jobStore,
+        channel: channel, policy: config.interruptedJobs, log: log) : nil
     services = Services(
       channel: channel, printers: registry, products: ProductStore(store: store),
       templates: TemplateStore(store: store),
       jobs: JobService(
         jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
       renderer: LabelRenderer(), saveErrors: saveErrors,
-      access: AccessPolicy(adminGroup: config.adminGroup), log: log)
+      access: AccessPolicy(adminGroup: config.adminGroup), cups: cups, log: log)
 
     let (fd, owned) = try Self.listeningSocket(
       config.socketPath, mode: config.socketMode, group: config.socketGroup, log: log)
@@ -105,6 +115,7 @@ public final class Daemon: Sendable {
       try await Seeds(directory: seeds, log: log).load(into: services)
     }
     await jobStore.prune(keep: config.jobHistoryCount, maxAge: config.jobHistoryAge)
+    _ = await cups?.discover()
     let unfinished = jobStore.unfinished
     for queue in services.printers.all {
       await queue.resume(
@@ -114,6 +125,7 @@ public final class Daemon: Sendable {
     await abortOrphans(unfinished)
     clearStalePrinterAlerts()
     server.start()
+    if let cups { Task { await cups.run() } }
     log.notice(
       "labeld \(LabelVersion.version) listening on \(config.socketPath); "
         + "\(services.printers.all.count) printer(s); \(unfinished.count) unfinished job(s) resumed; "
@@ -127,9 +139,15 @@ public final class Daemon: Sendable {
     }
   }
 
-  /// Jobs of printers that are no longer configured end now, with a reason.
+  /// Jobs of printers that are no longer configured end now, with a reason. Jobs of CUPS
+  /// queues wait while the CUPS server has not answered yet: they resume when it does.
   private func abortOrphans(_ unfinished: [Job]) async {
+    let cupsUnknown = cups.map { !$0.everReached } ?? false
     for job in unfinished where services.printers.queue(job.printer) == nil {
+      if cupsUnknown && job.printer.hasPrefix("cups:") {
+        log.notice("job \(job.id) waits for \(job.printer): the CUPS server has not answered yet")
+        continue
+      }
       let message = "printer \(job.printer) is no longer configured"
       if let (updated, _) = await jobStore.update(
         job.id,
@@ -209,6 +227,8 @@ public final class Daemon: Sendable {
     note("interrupted-jobs", \.interruptedJobs, live: false)
     note("busy-timeout-ms", \.busyTimeoutMS, live: false)
     note("socket-group", \.socketGroup, live: false)
+    note("cups", \.cups, live: false)
+    note("cups-language", \.cupsLanguages, live: false)
     log.level = new.logLevel
     services.channel.setRetention(count: new.alertRetentionCount, age: new.alertRetentionAge)
     services.access.setAdminGroup(new.adminGroup)

@@ -25,7 +25,7 @@ struct PrintersCommand: CommandGroup {
     for p in printers {
       let state = p.accepting ? p.state.rawValue : "\(p.state.rawValue) (not accepting)"
       table.add(
-        p.id, p.name, p.language.rawValue, String(p.dpi), state, Output.reasons(p.reasons),
+        p.id, p.name, p.languageName, String(p.dpi), state, Output.reasons(p.reasons),
         Output.media(p.media))
     }
     return table.text
@@ -35,7 +35,7 @@ struct PrintersCommand: CommandGroup {
   static func details(_ p: Printer) -> String {
     Output.fields([
       ("ID", p.id), ("Name", p.name), ("Model", p.model), ("Transport", p.transport.rawValue),
-      ("Language", p.language.rawValue), ("DPI", String(p.dpi)), ("State", p.state.rawValue),
+      ("Language", p.languageName), ("DPI", String(p.dpi)), ("State", p.state.rawValue),
       ("Reasons", Output.reasons(p.reasons)), ("Media", Output.media(p.media)),
       ("URI", p.uri ?? "-"), ("Accepting jobs", p.accepting ? "yes" : "no"),
     ])

@@ -40,6 +40,15 @@ struct Options {
                                Defaults: zpl 203 dpi, 50.8 x 25.4 mm; brother-ql 300 dpi
                                (its only resolution), 62 mm continuous (length=0), raster
                                for model=QL-820NWB (any Brother QL model name).
+      --cups, --no-cups        Add the CUPS server's queues as printers cups:QUEUE (default
+                               on). The server is libcups' own: $CUPS_SERVER, client.conf,
+                               else the local scheduler. When none answers labeld runs
+                               without CUPS printers, logs it once, and keeps looking.
+      --cups-language QUEUE=LANGUAGE
+                               Pin the language (zpl or brother-ql) of CUPS queue QUEUE
+                               (repeatable), for queues whose make and model do not say it
+                               (raw queues). Unpinned unknown queues print native documents
+                               only; templates for them answer 1007.
       --seed DIR               Load DIR/products.json and DIR/templates.json into an empty
                                store at start-up (demo data).
       --max-message-bytes N    Longest request line accepted (default 1048576).
@@ -93,8 +102,12 @@ struct Options {
     "--config", "--socket", "--state-dir", "--simulate", "--seed", "--max-message-bytes",
     "--max-queued-messages", "--alert-retention", "--alert-retention-days", "--job-history",
     "--job-history-days", "--interrupted-jobs", "--busy-timeout-ms", "--log-level",
-    "--admin-group", "--socket-group", "--socket-mode",
+    "--admin-group", "--socket-group", "--socket-mode", "--cups-language",
   ]
+
+  /// labeld.conf keys without a command-line form of their own (`cups = yes|no`, which
+  /// is `--cups`/`--no-cups` on the command line).
+  static let fileOnlyKeys: Set<String> = ["--cups"]
 
   /// Parses `args` (without the program name) over the configuration file: the file's
   /// settings first, then the flags, which win (flags that give `--simulate` replace the
@@ -129,6 +142,8 @@ struct Options {
         case "--version": options.showVersion = true
         case "--check-config": options.checkConfig = true
         case "--no-config": noConfig = true
+        case "--cups": flags.append(("--cups", "yes"))
+        case "--no-cups": flags.append(("--cups", "no"))
         default: throw .usage("unknown option \"\(arg)\"")
         }
       }
@@ -142,7 +157,7 @@ struct Options {
         do { file = try ConfigFile(contentsOf: path) } catch { throw .config(error.description) }
         for entry in file.entries {
           let flag = "--\(entry.key)"
-          guard valueFlags.contains(flag), flag != "--config" else {
+          guard valueFlags.contains(flag) || fileOnlyKeys.contains(flag), flag != "--config" else {
             throw .config(
               ConfigError(path: path, line: entry.line, "unknown key \"\(entry.key)\"").description)
           }
@@ -211,6 +226,19 @@ struct Options {
         config.adminGroup = value.isEmpty ? nil : value
       case "--socket-group":
         config.socketGroup = value.isEmpty ? nil : value
+      case "--cups":
+        guard let on = ["yes": true, "true": true, "no": false, "false": false][value] else {
+          throw SpecError("cups must be yes or no, got \"\(value)\"")
+        }
+        config.cups = on
+      case "--cups-language":
+        let kv = value.split(separator: "=", maxSplits: 1).map(String.init)
+        guard kv.count == 2, !kv[0].isEmpty, let language = PrinterLanguage(rawValue: kv[1]) else {
+          let known = PrinterLanguage.allCases.map(\.rawValue).joined(separator: " or ")
+          throw SpecError(
+            "--cups-language must be QUEUE=LANGUAGE with LANGUAGE \(known), got \"\(value)\"")
+        }
+        config.cupsLanguages[kv[0]] = language
       case "--socket-mode":
         guard let mode = mode_t(value, radix: 8), mode <= 0o777 else {
           throw SpecError("--socket-mode must be octal permissions such as 0660, got \"\(value)\"")
@@ -264,7 +292,13 @@ struct Options {
       "job-history-days = \(Int(c.jobHistoryAge / 86_400))",
       "interrupted-jobs = \(c.interruptedJobs.rawValue)",
       "busy-timeout-ms = \(c.busyTimeoutMS)",
-      "OK",
+      "cups = \(c.cups ? "yes" : "no")",
+    ]
+    for (queue, language) in c.cupsLanguages.sorted(by: { $0.key < $1.key }) {
+      lines.append("cups-language = \(queue)=\(language.rawValue)")
+    }
+    lines += [
+      "OK"
     ]
     return lines.joined(separator: "\n")
   }

@@ -45,7 +45,9 @@ final class DaemonProcess: @unchecked Sendable {
   }
 
   /// Starts labeld with `arguments` (socket and state dir are added) and waits until it
-  /// accepts connections.
+  /// accepts connections. CUPS is off (`--no-cups`) unless `arguments` has `--cups`, so a
+  /// CUPS server on the machine never adds printers to tests that do not ask for them;
+  /// `environment` is added to the test's own.
   init(
     _ arguments: [String] = ["--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"],
     directory: URL? = nil, wrapper: [String] = [], environment: [String: String] = [:]
@@ -59,7 +61,7 @@ final class DaemonProcess: @unchecked Sendable {
         Self.labeldPath, "--socket", socketPath, "--state-dir", stateDirectory.path, "--log-level",
         "debug",
       ]
-      + arguments
+      + (arguments.contains("--cups") ? [] : ["--no-cups"]) + arguments
       // Never the machine's /etc/labeld/labeld.conf: a test names its file or reads none.
       + (arguments.contains(where: { $0.hasPrefix("--config") }) ? [] : ["--no-config"])
     // A wrapper (prlimit …) runs labeld as its child through exec, keeping the pid.

@@ -32,7 +32,7 @@ extension Dispatcher {
       }
       documentBytes = [UInt8](decoded)
     }
-    let queue = try services.jobs.acceptingQueue(printer)
+    let queue = try await services.jobs.acceptingQueue(printer)
     let document: JobDocument
     if hasTemplate {
       let template = try await templateNamed(try p.string("template"))
@@ -40,9 +40,12 @@ extension Dispatcher {
       document = try services.renderer.document(
         template, data: data, for: queue.snapshot, settings: queue.labelSettings)
     } else if isPNG {
+      guard let language = queue.snapshot.language else {
+        throw .unknownLanguage(queue.snapshot)
+      }
       document = .native(
         try services.renderer.convertPNG(
-          documentBytes, for: queue.snapshot, settings: queue.labelSettings))
+          documentBytes, for: queue.snapshot, language: language, settings: queue.labelSettings))
     } else {
       document = .native(documentBytes)
     }

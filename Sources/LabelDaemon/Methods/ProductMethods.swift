@@ -16,7 +16,7 @@ extension Dispatcher {
       let printer = try pp.string("printer")
       let templateName = try pp.string("template")
       let copies = try pp.optionalInt("copies", in: 1...999) ?? 1
-      let queue = try services.jobs.acceptingQueue(printer)
+      let queue = try await services.jobs.acceptingQueue(printer)
       guard let template = try await services.template(templateName) else {
         throw .notFound(entity: "template", key: templateName)
       }

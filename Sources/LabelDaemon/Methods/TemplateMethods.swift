@@ -70,8 +70,9 @@ extension Dispatcher {
     if let id = try p.optionalString("printer") {
       guard let queue = services.printers.queue(id) else { throw .printerNotFound(id) }
       let printer = queue.snapshot
+      guard let language = printer.language else { throw .unknownLanguage(printer) }
       return LabelRenderer.Target(
-        language: printer.language, dpi: printer.dpi, media: printer.media,
+        language: language, dpi: printer.dpi, media: printer.media,
         settings: queue.labelSettings)
     }
     guard let name = try p.optionalString("language") else {

@@ -74,26 +74,27 @@ struct LabelRenderer: Sendable {
         "template \(template.name) is \(template.media.widthMM) mm wide but \(printer.id) has "
           + "\(media.widthMM) mm media loaded")
     }
+    guard let language = printer.language else { throw .unknownLanguage(printer) }
     try resolve(template, data: data)
     let target = Target(
-      language: printer.language, dpi: printer.dpi, media: printer.media, settings: settings)
+      language: language, dpi: printer.dpi, media: printer.media, settings: settings)
     return .native(try native(template, data: data, for: target))
   }
 
   /// A PNG document as `printer`'s bytes: one pixel per dot, placed at the top-left of the
   /// printable area, black where a pixel is darker than half (transparent is white).
   /// Larger than the media → 1007 saying by how much; not a PNG → -32602.
-  func convertPNG(_ png: [UInt8], for printer: Printer, settings: LabelSettings) throws(RPCError)
-    -> [UInt8]
-  {
+  func convertPNG(
+    _ png: [UInt8], for printer: Printer, language: PrinterLanguage, settings: LabelSettings
+  ) throws(RPCError) -> [UInt8] {
     // The size comes from the header: an image too large is refused before it is decoded.
     let size: (width: Int, height: Int)
     do { size = try PNGCodec.size(of: png) } catch {
       throw .invalidParams(field: "document.data", reason: error.message)
     }
     let target = Target(
-      language: printer.language, dpi: printer.dpi, media: printer.media, settings: settings)
-    switch printer.language {
+      language: language, dpi: printer.dpi, media: printer.media, settings: settings)
+    switch language {
     case .zpl:
       if let media = printer.media {
         let width = dotsAt(media.widthMM, printer.dpi)

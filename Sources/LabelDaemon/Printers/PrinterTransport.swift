@@ -7,7 +7,7 @@ struct TransportError: Error, Sendable, Equatable {
   var message: String
 }
 
-/// How bytes reach one printer, whatever carries them: the simulator now, CUPS queues and
+/// How bytes reach one printer, whatever carries them: the simulator, CUPS queues, and
 /// USB devices later. The scheduler owns the queue and the fault state; a transport only
 /// sends, and reports what went wrong as a `TransportError`.
 protocol PrinterTransport: Sendable {
@@ -23,6 +23,19 @@ protocol PrinterTransport: Sendable {
 
   /// How rendered labels are set up for this printer (darkness, finishing).
   var labelSettings: LabelSettings { get }
+
+  /// Checks, at submit time, that the printer takes new jobs now: 1002 when it refuses them
+  /// (a CUPS queue rejecting), 1001 when it no longer exists.
+  func admit() async throws(RPCError)
+
+  /// Follows the printer's own status for as long as the queue runs, calling `report` with
+  /// its faults (empty when it is fine) whenever they may have changed. Returns when
+  /// cancelled; transports without a status channel return at once.
+  func monitor(_ report: @escaping @Sendable ([Reason]) async -> Void) async
+
+  /// A client cancelled `job` while it was printing: stop it at the printer too. (Stopping
+  /// labeld cancels the task in `print` but must not cancel the printer's job.)
+  func cancel(job: Int) async
 }
 
 /// Per-printer settings that rendered labels carry.
@@ -39,4 +52,15 @@ struct LabelSettings: Sendable, Equatable {
 
 extension PrinterTransport {
   var labelSettings: LabelSettings { LabelSettings() }
+
+  func admit() async throws(RPCError) {
+    let printer = descriptor
+    guard printer.accepting else {
+      throw .printerNotAccepting(printer.id, reason: "disabled by configuration")
+    }
+  }
+
+  func monitor(_ report: @escaping @Sendable ([Reason]) async -> Void) async {}
+
+  func cancel(job: Int) async {}
 }

@@ -18,19 +18,17 @@ struct JobService: Sendable {
   let saveErrors: SaveErrors
 
   /// The queue of a printer that takes jobs: 1001 for an unknown one, 1002 for one that is
-  /// not accepting any.
-  func acceptingQueue(_ printer: String) throws(RPCError) -> PrinterQueue {
+  /// not accepting any (asked of the printer now: a CUPS queue may have started rejecting).
+  func acceptingQueue(_ printer: String) async throws(RPCError) -> PrinterQueue {
     guard let queue = printers.queue(printer) else { throw .printerNotFound(printer) }
-    guard queue.accepting else {
-      throw .printerNotAccepting(printer, reason: "disabled by configuration")
-    }
+    try await queue.admit()
     return queue
   }
 
   func submit(printer: String, copies: Int, document: JobDocument, owner: JobOwner)
     async throws(RPCError) -> Job
   {
-    let queue = try acceptingQueue(printer)
+    guard let queue = printers.queue(printer) else { throw .printerNotFound(printer) }
     let job: Job
     do {
       job = try await jobs.create(

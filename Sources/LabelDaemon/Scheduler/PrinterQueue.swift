@@ -26,6 +26,7 @@ actor PrinterQueue {
   private var worker: Task<Void, Never>?
   /// Set by `drain()`: finish the label in progress, start no other.
   private var draining = false
+  private var monitor: Task<Void, Never>?
   /// The printer as last published, readable without hopping onto the actor.
   private nonisolated let published: Mutex<Printer>
 
@@ -45,12 +46,19 @@ actor PrinterQueue {
   nonisolated var labelSettings: LabelSettings { transport.labelSettings }
   nonisolated var accepting: Bool { transport.descriptor.accepting }
 
+  /// Checks the printer takes a new job now (1002 / 1001 otherwise).
+  nonisolated func admit() async throws(RPCError) { try await transport.admit() }
+
   func start() {
     guard worker == nil else { return }
     worker = Task { await self.run() }
+    monitor = Task { [transport] in
+      await transport.monitor { [weak self] reasons in await self?.setFaults(reasons) }
+    }
   }
 
   func stop() {
+    monitor?.cancel()
     worker?.cancel()
     currentSend?.cancel()
     wake()
@@ -102,7 +110,10 @@ actor PrinterQueue {
 
   /// Replaces the printer's faults (a status change, or an injected one for simulators).
   func setFaults(_ reasons: [Reason]) {
-    guard reasons != faults else { return }
+    guard reasons != faults else {
+      publishPrinter()  // the transport's own view (accepting, media) may have changed
+      return
+    }
     faults = reasons
     log.info(
       "printer \(id) faults: \(reasons.isEmpty ? "none" : reasons.map(\.rawValue).joined(separator: ","))"
@@ -123,6 +134,7 @@ actor PrinterQueue {
     }
     if current == jobID {
       cancelRequested.insert(jobID)
+      await transport.cancel(job: jobID)
       currentSend?.cancel()
       wake()
       return jobs.get(jobID)

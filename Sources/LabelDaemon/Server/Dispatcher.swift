@@ -75,7 +75,10 @@ final class Dispatcher: Sendable {
     let p = try Params(params)
     switch m {
     case .hello: return try hello(p)
-    case .printersList, .printersRefresh:
+    case .printersList:
+      return .result(PrintersResult(printers: services.printers.printers))
+    case .printersRefresh:
+      await services.cups?.refresh()
       return .result(PrintersResult(printers: services.printers.printers))
     case .printersGet: return try printersGet(p)
     case .printersSimulate: return try await printersSimulate(p, context)

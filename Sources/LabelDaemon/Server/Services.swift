@@ -10,6 +10,8 @@ struct Services: Sendable {
   let renderer: LabelRenderer
   let saveErrors: SaveErrors
   let access: AccessPolicy
+  /// Nil when CUPS is off (`--no-cups`).
+  var cups: CUPSDiscovery? = nil
   let log: Logger
 
   func product(_ sku: String) async throws(RPCError) -> Product? {

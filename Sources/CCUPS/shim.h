@@ -1,0 +1,11 @@
+#ifndef CCUPS_SHIM_H
+#define CCUPS_SHIM_H
+// libcups (Debian: libcups2-dev). Debian 12 ships no cups.pc, so Package.swift names no
+// pkgConfig: the headers are in /usr/include and the module map links "cups".
+#include <cups/cups.h>
+
+// CUPS_FORMAT_RAW is a string macro; handing it over as a function keeps the one spelling
+// of the raw document format in libcups' header.
+static inline const char *ccups_format_raw(void) { return CUPS_FORMAT_RAW; }
+
+#endif

@@ -1,0 +1,129 @@
+import LabelCore
+
+/// The one table from what CUPS and IPP say (printer-state-reasons, job states and
+/// job-state-reasons, and the few backend messages that carry meaning) to the protocol's
+/// closed `Reason` set. Nothing else in labeld interprets IPP keywords.
+public enum IPPReasonTable {
+  /// printer-state-reasons keywords, severity suffix stripped, that are printer faults.
+  /// Keywords not listed (`none`, `media-low`, `toner-low`,
+  /// `cups-waiting-for-job-completed`, …) are information, not faults.
+  public static let printerKeywords: [String: Reason] = [
+    "media-empty": .mediaEmpty,
+    "media-needed": .mediaEmpty,
+    "input-tray-missing": .mediaEmpty,
+    "media-jam": .mediaJam,
+    "cover-open": .coverOpen,
+    "door-open": .coverOpen,
+    "interlock-open": .coverOpen,
+    "offline": .offline,
+    "connecting-to-device": .offline,
+    "timed-out": .offline,
+    "shutdown": .offline,
+    "paused": .paused,
+    "moving-to-paused": .paused,
+    "marker-supply-empty": .ribbonEmpty,
+    "toner-empty": .ribbonEmpty,
+    "ribbon-empty": .ribbonEmpty,
+    "cutter-failure": .cutterError,
+    "cutter-jam": .cutterError,
+    "marker-failure": .headError,
+    "media-size-mismatch": .mediaMismatch,
+    "media-type-mismatch": .mediaMismatch,
+    "other": .unknown,
+  ]
+
+  /// job-state-reasons of a job CUPS calls completed that show nothing (or not all of it)
+  /// was printed: the silent losses this project exists to surface.
+  public static let notPrintedJobKeywords: Set<String> = [
+    "cups-ipp-missing-job-history",
+    "document-format-error",
+    "document-unprintable-error",
+    "unsupported-document-format",
+    "document-access-error",
+    "unsupported-compression",
+    "compression-error",
+    "job-data-insufficient",
+    "aborted-by-system",
+    "job-canceled-at-device",
+  ]
+
+  /// Backend messages (printer-state-message, job-printer-state-message) that say the
+  /// device cannot be reached. CUPS's ipp backend reports an unreachable printer only this
+  /// way: its printer-state-reasons stay `none` (measured with CUPS 2.4.2).
+  public static let unreachableMessages = [
+    "not responding",
+    "may not exist or is unavailable",
+    "unable to connect",
+    "connection refused",
+    "network is unreachable",
+    "host is down",
+    "no route to host",
+  ]
+
+  /// `media-empty-error` → `media-empty`.
+  public static func stripSeverity(_ keyword: String) -> String {
+    for suffix in ["-error", "-warning", "-report"] where keyword.hasSuffix(suffix) {
+      return String(keyword.dropLast(suffix.count))
+    }
+    return keyword
+  }
+
+  /// The fault a printer-state-reasons keyword names; nil for information.
+  public static func reason(printerKeyword keyword: String) -> Reason? {
+    printerKeywords[stripSeverity(keyword)]
+  }
+
+  /// The faults in a printer-state-reasons list, in order, each once.
+  public static func reasons(printerKeywords keywords: [String]) -> [Reason] {
+    var out: [Reason] = []
+    for keyword in keywords {
+      if let r = reason(printerKeyword: keyword), !out.contains(r) { out.append(r) }
+    }
+    return out
+  }
+
+  /// True when a backend message says the device cannot be reached.
+  public static func isUnreachable(message: String) -> Bool {
+    let text = message.lowercased()
+    return unreachableMessages.contains { text.contains($0) }
+  }
+
+  /// What a CUPS job's state and reasons mean for the labeld job that sent it.
+  public enum JobOutcome: Sendable, Equatable {
+    /// Not printing yet (pending, held, or stopped with its printer).
+    case waiting
+    case printing
+    /// Completed, and its reasons do not contradict it.
+    case printed
+    /// Ended without printing: the fault to report and why.
+    case notPrinted(Reason, String)
+    /// Canceled in CUPS.
+    case canceled
+  }
+
+  public static func outcome(_ job: CUPSJob) -> JobOutcome {
+    let message = job.printerMessage.isEmpty ? "" : ": \(job.printerMessage)"
+    switch job.state {
+    case .pending, .held, .stopped: return .waiting
+    case .processing: return .printing
+    case .canceled:
+      if job.reasons.contains("job-canceled-at-device") {
+        return .notPrinted(.jobAborted, "the printer canceled CUPS job \(job.id)\(message)")
+      }
+      return .canceled
+    case .aborted:
+      if isUnreachable(message: job.printerMessage) {
+        return .notPrinted(.offline, "CUPS job \(job.id) aborted, printer unreachable\(message)")
+      }
+      let why = job.reasons.isEmpty ? "" : " (\(job.reasons.joined(separator: ",")))"
+      return .notPrinted(.jobAborted, "CUPS aborted job \(job.id)\(why)\(message)")
+    case .completed:
+      let bad = job.reasons.filter { notPrintedJobKeywords.contains($0) }
+      if bad.isEmpty { return .printed }
+      return .notPrinted(
+        .jobAborted,
+        "CUPS reports job \(job.id) completed, but \(bad.joined(separator: ",")) shows it was not printed\(message)"
+      )
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import LabelCUPS
+import LabelCore
+import LabelLanguages
+
+/// How a CUPS queue looks as a protocol `Printer`: its language (a pin, else inferred from
+/// make and model, description or IEEE-1284 id through `DriverTable`), resolution and media.
+enum CUPSPrinterModel {
+  /// The model a queue's attributes name, if any. Raw queues say "Local Raw Printer" as
+  /// their make and model, so the description (`lpadmin -D`) is read too.
+  static func infer(_ q: CUPSQueue) -> ModelEntry? {
+    if !q.deviceID.isEmpty,
+      let m = DriverTable.match(vendorID: nil, productID: nil, deviceID: DeviceID(q.deviceID))
+    {
+      return m.model
+    }
+    for text in [q.makeAndModel, q.info] where !text.isEmpty && text != "Local Raw Printer" {
+      let upper = text.uppercased()
+      let make = text.split(separator: " ").first.map(String.init) ?? ""
+      let commands = upper.contains("ZPL") ? "ZPL" : (upper.contains("QL-") ? "PT-CBP" : "")
+      let id = DeviceID("MFG:\(make);MDL:\(text);CMD:\(commands);")
+      if let m = DriverTable.match(vendorID: nil, productID: nil, deviceID: id) { return m.model }
+    }
+    return nil
+  }
+
+  /// The protocol view of `q`; `pin` overrides the inferred language.
+  static func printer(_ q: CUPSQueue, pin: PrinterLanguage?) -> Printer {
+    let model = infer(q)
+    let language = pin ?? model?.language
+    let dpi: Int =
+      if let model, model.language == language { model.capabilities.dpi.first ?? 203 } else {
+        switch language {
+        case .zpl: 203
+        case .brotherQL: 300
+        case nil: 0
+        }
+      }
+    let described = [q.makeAndModel, q.info].filter { !$0.isEmpty }.joined(separator: " — ")
+    return Printer(
+      id: "cups:\(q.name)", name: q.name, transport: .cups,
+      model: described.isEmpty ? "CUPS queue \(q.name)" : described, language: language,
+      dpi: dpi, state: .idle, reasons: [], media: q.media.lazy.compactMap(media).first,
+      uri: q.deviceURI.isEmpty ? nil : q.deviceURI, accepting: q.accepting)
+  }
+
+  /// The size in a PWG self-describing media name (`oe_2x1-label_2x1in`,
+  /// `custom_62x100mm_62x100mm`).
+  static func media(_ name: String) -> Media? {
+    guard let last = name.split(separator: "_").last else { return nil }
+    let mm: Double
+    var size = Substring(last)
+    if size.hasSuffix("mm") {
+      mm = 1
+    } else if size.hasSuffix("in") {
+      mm = 25.4
+    } else {
+      return nil
+    }
+    size = size.dropLast(2)
+    let parts = size.split(separator: "x")
+    guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]), w > 0 else {
+      return nil
+    }
+    let round = { (v: Double) in (v * mm * 10).rounded() / 10 }
+    return Media(widthMM: round(w), lengthMM: round(h), kind: h > 0 ? "labels" : "continuous")
+  }
+}

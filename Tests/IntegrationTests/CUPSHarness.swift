@@ -1,0 +1,329 @@
+import Foundation
+import LabelPOSIX
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+
+/// A private CUPS server for one test: cupsd, a private D-Bus (ippeveprinter needs one)
+/// and ippeveprinter virtual printers, on a fresh 0755 temp dir and free ports. `stop()`
+/// (and deinit) ends only the processes it started, by pid.
+///
+/// Recipe and gotchas: docs/architecture.md, "Testing the CUPS transport".
+final class CUPSHarness: @unchecked Sendable {
+  let directory: URL
+  /// cupsd's socket: `CUPS_SERVER` for labeld and the CUPS tools.
+  let socketPath: String
+  private var processes: [Process] = []
+  private(set) var printers: [VirtualPrinter] = []
+
+  static let tools = [
+    "/usr/sbin/cupsd", "/usr/sbin/ippeveprinter", "/usr/sbin/lpadmin", "/usr/bin/dbus-daemon",
+    "/usr/sbin/cupsenable", "/usr/sbin/cupsdisable", "/usr/sbin/cupsaccept",
+    "/usr/sbin/cupsreject", "/usr/bin/lp",
+  ]
+
+  /// Why the CUPS tests cannot run here, or nil when they can.
+  static let unavailableReason: String? = {
+    if getuid() != 0 {
+      return "the CUPS tests start a private cupsd, which must run as root: run `make test` as root"
+    }
+    let missing = tools.filter { !FileManager.default.isExecutableFile(atPath: $0) }
+    if !missing.isEmpty {
+      return
+        "missing \(missing.joined(separator: ", ")): run `make deps` (cups-daemon cups-client cups-ipp-utils dbus)"
+    }
+    return nil
+  }()
+
+  /// The environment that points libcups at this server.
+  var environment: [String: String] { ["CUPS_SERVER": socketPath] }
+
+  init() throws {
+    var template = Array("/tmp/labeld-cups-XXXXXX".utf8CString)
+    let path = template.withUnsafeMutableBufferPointer {
+      String(cString: mkdtemp($0.baseAddress!)!)
+    }
+    // Backends run as `lp`: a 0700 dir makes them fail with "Unable to open print file".
+    chmod(path, 0o755)
+    directory = URL(fileURLWithPath: path, isDirectory: true)
+    socketPath = path + "/cups.sock"
+    for sub in ["spool", "cache", "state", "log", "tmp", "ppd"] {
+      try FileManager.default.createDirectory(
+        atPath: path + "/" + sub, withIntermediateDirectories: true)
+    }
+    try """
+    ServerRoot \(path)
+    RequestRoot \(path)/spool
+    TempDir \(path)/tmp
+    CacheDir \(path)/cache
+    StateDir \(path)/state
+    ErrorLog \(path)/log/error_log
+    AccessLog \(path)/log/access_log
+    PageLog \(path)/log/page_log
+    Printcap
+
+    """.write(toFile: path + "/cups-files.conf", atomically: true, encoding: .utf8)
+    try """
+    Listen \(socketPath)
+    Browsing No
+    BrowseLocalProtocols none
+    DefaultAuthType None
+    WebInterface No
+    ErrorPolicy abort-job
+    LogLevel info
+    <Location />
+      Order allow,deny
+      Allow all
+    </Location>
+    <Policy default>
+      <Limit All>
+        Order deny,allow
+      </Limit>
+    </Policy>
+
+    """.write(toFile: path + "/cupsd.conf", atomically: true, encoding: .utf8)
+    try startCUPSD()
+    try spawn(
+      "/usr/bin/dbus-daemon",
+      ["--session", "--address=unix:path=\(path)/dbus.sock", "--nofork", "--nopidfile"],
+      log: "dbus")
+  }
+
+  /// Starts cupsd (again, after `stopCUPSD`) and waits until it accepts connections.
+  func startCUPSD() throws {
+    let path = directory.path
+    let cupsd = try spawn(
+      "/usr/sbin/cupsd", ["-f", "-c", path + "/cupsd.conf", "-s", path + "/cups-files.conf"],
+      log: "cupsd")
+    try waitUntil("cupsd answers on \(socketPath)", process: cupsd) {
+      (try? UnixSocket.connect(path: socketPath)).map { close($0) } != nil
+    }
+  }
+
+  /// Stops cupsd (SIGTERM to its pid), leaving the printers and queues configured.
+  func stopCUPSD() {
+    for p in processes where p.executableURL?.path == "/usr/sbin/cupsd" {
+      Self.end(p)
+    }
+    unlink(socketPath)
+  }
+
+  /// Adds a virtual printer and a raw queue `name` for it (`lpadmin -D description`).
+  @discardableResult
+  func addPrinter(_ name: String, description: String? = nil) throws -> VirtualPrinter {
+    let printer = try VirtualPrinter(harness: self, name: name)
+    printers.append(printer)
+    var args = [
+      "-p", name, "-E", "-v", "ipp://127.0.0.1:\(printer.port)/ipp/print?contimeout=3",
+      "-o", "printer-error-policy=abort-job", "-o", "printer-is-shared=false",
+    ]
+    if let description { args += ["-D", description] }
+    try tool("/usr/sbin/lpadmin", args)
+    return printer
+  }
+
+  /// Runs a CUPS command-line tool against this server; throws with its output on failure.
+  @discardableResult
+  func tool(_ path: String, _ args: [String]) throws -> String {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: path)
+    p.arguments = args
+    p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    p.standardError = pipe
+    try Self.runUnblocked(p)
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    p.waitUntilExit()
+    guard p.terminationStatus == 0 else {
+      throw HarnessError.failed("\(path) \(args.joined(separator: " ")): \(output)")
+    }
+    return output
+  }
+
+  /// Starts a process of ours, its output in log/NAME.log.
+  @discardableResult
+  func spawn(_ path: String, _ args: [String], log: String, environment: [String: String] = [:])
+    throws -> Process
+  {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: path)
+    p.arguments = args
+    p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let logPath = directory.path + "/log/\(log).log"
+    if !FileManager.default.fileExists(atPath: logPath) {
+      _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+    }
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+    handle.seekToEndOfFile()
+    p.standardOutput = handle
+    p.standardError = handle
+    p.standardInput = FileHandle.nullDevice
+    try Self.runUnblocked(p)
+    processes.append(p)
+    return p
+  }
+
+  /// Starts `p` with no signals blocked. Test threads (Dispatch and Swift's pool) block
+  /// SIGTERM, and a child inherits the mask across exec: cupsd and ippeveprinter would then
+  /// ignore the SIGTERM that stops them.
+  static func runUnblocked(_ p: Process) throws {
+    var none = sigset_t()
+    var saved = sigset_t()
+    sigemptyset(&none)
+    pthread_sigmask(SIG_SETMASK, &none, &saved)
+    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+    try p.run()
+  }
+
+  /// SIGTERM, then SIGKILL if `p` has not exited within `grace` seconds.
+  static func end(_ p: Process, grace: Double = 3) {
+    guard p.isRunning else { return }
+    p.terminate()
+    let deadline = Date().addingTimeInterval(grace)
+    while p.isRunning && Date() < deadline { usleep(10_000) }
+    if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+    p.waitUntilExit()
+  }
+
+  /// Everything the server and printers logged (for failure messages).
+  var logs: String {
+    let dir = directory.path + "/log"
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+    return files.sorted().map { f in
+      "== \(f)\n"
+        + ((try? String(contentsOfFile: dir + "/" + f, encoding: .utf8)) ?? "")
+        .suffix(3000)
+    }.joined(separator: "\n")
+  }
+
+  func stop() {
+    for p in processes.reversed() { Self.end(p) }
+    processes.removeAll()
+  }
+
+  deinit {
+    stop()
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// An unused TCP port on 127.0.0.1 (bound to port 0, read back, released).
+  static func freePort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    addr.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &addr) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, length)
+        return getsockname(fd, $0, &length)
+      }
+    }
+    return Int(UInt16(bigEndian: addr.sin_port))
+  }
+}
+
+enum HarnessError: Error { case failed(String) }
+
+/// Polls `condition` every 20 ms for up to `timeout` seconds (readiness, not timing).
+func waitUntil(
+  _ what: String, timeout: Double = 10, process: Process? = nil, _ condition: () -> Bool
+) throws {
+  let deadline = Date().addingTimeInterval(timeout)
+  while !condition() {
+    if let process, !process.isRunning { throw HarnessError.failed("\(what): process exited") }
+    guard Date() < deadline else { throw HarnessError.failed("timed out waiting until \(what)") }
+    usleep(20_000)
+  }
+}
+
+/// An ippeveprinter that accepts raw documents and keeps them (`-k`) in its spool dir.
+/// Its command script holds a job while `<dir>/hold` exists, and while `<dir>/media-empty`
+/// exists it reports `media-empty` to the printer's state (STATE: lines).
+final class VirtualPrinter: @unchecked Sendable {
+  let name: String
+  let port: Int
+  let directory: URL
+  private unowned let harness: CUPSHarness
+  private var process: Process?
+  private var run = 0
+
+  init(harness: CUPSHarness, name: String) throws {
+    self.harness = harness
+    self.name = name
+    port = CUPSHarness.freePort()
+    directory = harness.directory.appendingPathComponent("printer-\(name)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let script = """
+      #!/bin/sh
+      dir=\(directory.path)
+      if [ -f $dir/media-empty ]; then
+        echo "STATE: +media-empty-error" >&2
+        while [ -f $dir/media-empty ]; do sleep 0.05; done
+        echo "STATE: -media-empty-error" >&2
+      fi
+      while [ -f $dir/hold ]; do sleep 0.05; done
+      exit 0
+
+      """
+    try script.write(
+      to: directory.appendingPathComponent("command"), atomically: true, encoding: .utf8)
+    chmod(directory.appendingPathComponent("command").path, 0o755)
+    try start()
+  }
+
+  /// The spool dir of the current run (ippeveprinter numbers documents from 1 each run).
+  var spool: URL { directory.appendingPathComponent("spool-\(run)", isDirectory: true) }
+
+  /// Starts the printer (again) on its port, with a fresh spool dir.
+  func start() throws {
+    run += 1
+    try FileManager.default.createDirectory(at: spool, withIntermediateDirectories: true)
+    let p = try harness.spawn(
+      "/usr/sbin/ippeveprinter",
+      [
+        "-p", String(port), "-n", "localhost", "-r", "off", "-k", "-c",
+        directory.appendingPathComponent("command").path, "-d", spool.path, "-M", "Zebra", "-m",
+        "ZPL Label", "-f",
+        "application/vnd.zebra-zpl,application/vnd.cups-raw,application/octet-stream", name,
+      ], log: "printer-\(name)",
+      environment: [
+        "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(harness.directory.path)/dbus.sock"
+      ])
+    process = p
+    try waitUntil("ippeveprinter \(name) listens on \(port)", process: p) {
+      TCPProbe.canConnect(host: "127.0.0.1", port: port, timeoutMS: 200)
+    }
+  }
+
+  /// Kills the printer process (SIGKILL, its pid only).
+  func kill() {
+    guard let p = process, p.isRunning else { return }
+    Glibc.kill(p.processIdentifier, SIGKILL)
+    p.waitUntilExit()
+  }
+
+  /// The documents received in this run, in order.
+  var documents: [[UInt8]] {
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: spool.path)) ?? []
+    return
+      files
+      .filter { $0.hasSuffix(".dat") }
+      .sorted { (Int($0.prefix { $0.isNumber }) ?? 0) < (Int($1.prefix { $0.isNumber }) ?? 0) }
+      .compactMap { try? Data(contentsOf: spool.appendingPathComponent($0)) }
+      .map { [UInt8]($0) }
+  }
+
+  func set(_ flag: String, _ on: Bool) {
+    let url = directory.appendingPathComponent(flag)
+    if on {
+      _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+    } else {
+      try? FileManager.default.removeItem(at: url)
+    }
+  }
+}

@@ -1,0 +1,309 @@
+import Foundation
+import LabelClient
+import LabelCore
+import Testing
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+
+/// The CUPS transport against a real private cupsd and ippeveprinter virtual printers
+/// (CUPSHarness): bytes in the printer's spool, alerts on the channel.
+@Suite(
+  .serialized,
+  .enabled(
+    if: CUPSHarness.unavailableReason == nil, Comment(rawValue: CUPSHarness.unavailableReason ?? "")
+  ))
+struct CUPSTests {
+  /// labeld with CUPS on, pointed at `h`'s server.
+  static func daemon(_ h: CUPSHarness, _ extra: [String] = [], directory: URL? = nil) throws
+    -> DaemonProcess
+  {
+    try DaemonProcess(["--cups"] + extra, directory: directory, environment: h.environment)
+  }
+
+  static func submit(_ c: LabelClient, _ printer: String, _ doc: String, copies: Int = 1) throws
+    -> Job
+  {
+    try c.call(
+      "jobs.submit",
+      [
+        "printer": .string(printer), "copies": .int(copies),
+        "document": ["format": "native", "data": base64(doc)],
+      ], as: JobResult.self
+    ).job
+  }
+
+  /// Runs `body`; a failure is recorded with labeld's and the CUPS server's logs.
+  static func explained(_ h: CUPSHarness, _ d: DaemonProcess, _ body: () throws -> Void) throws {
+    do {
+      try body()
+    } catch {
+      Issue.record("\(error)\n== labeld\n\(d.log.suffix(5000))\n\(h.logs)")
+      throw error
+    }
+  }
+
+  static func subscriber(_ d: DaemonProcess) throws -> Events {
+    let w = try d.client()
+    try w.call("subscribe", ["topics": ["alerts", "jobs"]])
+    return Events(w)
+  }
+
+  /// Waits for job `id` to reach `state` (from `job` notifications).
+  @discardableResult
+  static func waitForJob(_ w: Events, _ id: Int, _ state: String, timeout: Double = 30)
+    throws -> JSONValue
+  {
+    try w.waitFor("job", timeout: timeout) {
+      $0["id"] == .int(id) && $0["state"] == .string(state)
+    }
+  }
+
+  @Test func discovery_listsQueuesWithTheirLanguage_pinsAndUnknown() throws {
+    let h = try CUPSHarness()
+    defer { h.stop() }
+    try h.addPrinter("zebra", description: "Zebra ZPL Label")
+    try h.addPrinter("ql", description: "Brother QL-820NWB")
+    try h.addPrinter("raw")
+    try h.addPrinter("pinned")
+    let d = try Self.daemon(h, ["--cups-language", "pinned=zpl"])
+    let c = try d.client()
+    let printers = try c.call("printers.list", [:], as: PrintersResult.self).printers
+    let byID = Dictionary(uniqueKeysWithValues: printers.map { ($0.id, $0) })
+    #expect(byID["cups:zebra"]?.language == .zpl)
+    #expect(byID["cups:zebra"]?.transport == .cups)
+    #expect(byID["cups:zebra"]?.uri?.hasPrefix("ipp://127.0.0.1:") == true)
+    #expect(byID["cups:ql"]?.language == .brotherQL)
+    #expect(byID["cups:pinned"]?.language == .zpl)
+    #expect(byID["cups:raw"] != nil)
+    #expect(byID["cups:raw"]?.language == nil)
+    // On the wire the unknown language is the string "unknown".
+    let raw = try c.call("printers.get", ["printer": "cups:raw"])
+    #expect(raw["printer"]?["language"] == "unknown")
+    // It prints native documents; anything labeld would have to render says how to pin.
+    let png = c.error(
+      "jobs.submit",
+      ["printer": "cups:raw", "document": ["format": "png", "data": base64("PNG")]])
+    #expect(png?.code == 1007)
+    #expect(png?.message.contains("--cups-language raw=") == true)
+    let w = try Self.subscriber(d)
+    let job = try Self.submit(c, "cups:raw", "RAW BYTES")
+    try Self.waitForJob(w, job.id, "completed")
+    #expect(h.printers[2].documents == [Array("RAW BYTES".utf8)])
+
+    // A queue added later appears on printers.refresh.
+    try h.addPrinter("later", description: "Zebra ZD420")
+    let refreshed = try c.call("printers.refresh", [:], as: PrintersResult.self).printers
+    #expect(refreshed.first { $0.id == "cups:later" }?.language == .zpl)
+  }
+
+  @Test func submit_withCopies_exactBytesArriveInTheSpool_oneCUPSJobPerCopy() throws {
+    let h = try CUPSHarness()
+    defer { h.stop() }
+    let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
+    let d = try Self.daemon(h)
+    let w = try Self.subscriber(d)
+    let doc = "^XA^FO20,20^A0N,30,30^FDexact \u{00e9} bytes^FS^XZ\n"
+    let job = try Self.submit(try d.client(), "cups:label", doc, copies: 3)
+    let done = try Self.waitForJob(w, job.id, "completed")
+    #expect(done["printed"] == 3)
+    #expect(printer.documents == Array(repeating: Array(doc.utf8), count: 3))
+  }
+
+  @Test func cancel_whileCUPSPrints_cancelsTheCUPSJob() throws {
+    let h = try CUPSHarness()
+    defer { h.stop() }
+    let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
+    printer.set("hold", true)
+    let d = try Self.daemon(h)
+    let w = try Self.subscriber(d)
+    let c = try d.client()
+    let job = try Self.submit(c, "cups:label", "HELD")
+    try Self.waitForJob(w, job.id, "processing")
+    // The printer has the document: CUPS is printing it.
+    try waitUntil("the printer received the job") { printer.documents.count == 1 }
+    try c.call("jobs.cancel", ["job": .int(job.id)])
+    try Self.waitForJob(w, job.id, "canceled")
+    // CUPS has no job left to print.
+    try waitUntil("CUPS canceled its job") {
+      (try? h.tool("/usr/bin/lpstat", ["-o", "label"]))?.isEmpty == true
+    }
+    // (The virtual printer itself finishes its copy when released; CUPS no longer waits.)
+    printer.set("hold", false)
+    let next = try Self.submit(c, "cups:label", "NEXT")
+    try Self.waitForJob(w, next.id, "completed")
+    #expect(try c.call("jobs.get", ["job": .int(job.id)], as: JobResult.self).job.printed == 0)
+  }
+
+  @Test func mediaEmpty_fromThePrinter_raisesPrinterErrorNamingTheJob_clearsWhenItClears()
+    throws
+  {
+    let h = try CUPSHarness()
+    defer { h.stop() }
+    let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
+    printer.set("media-empty", true)
+    let d = try Self.daemon(h)
+    let w = try Self.subscriber(d)
+    let job = try Self.submit(try d.client(), "cups:label", "PAPER")
+    let raised = try w.waitFor("alert") {
+      $0["kind"] == "printerError" && $0["state"] == "active" && $0["reason"] == "mediaEmpty"
+    }
+    #expect(raised["printer"] == "cups:label")
+    #expect(raised["job"] == .int(job.id))
+    printer.set("media-empty", false)
+    let cleared = try w.waitFor("alert") { $0["state"] == "cleared" }
+    #expect(cleared["id"] == "printerError:cups:label")
+    try Self.waitForJob(w, job.id, "completed")
+    #expect(printer.documents == [Array("PAPER".utf8)])
+  }
+
+  @Test func printerKilled_isOffline_namingTheJob_thenPrintsWhenItIsBack() throws {
+    let h = try CUPSHarness()
+    defer { h.stop() }
+    let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
+    let d = try Self.daemon(h)
+    let w = try Self.subscriber(d)
+    printer.kill()
+    let job = try Self.submit(try d.client(), "cups:label", "LATE")
+    let raised = try w.waitFor("alert", timeout: 20) {
+      $0["kind"] == "printerError" && $0["state"] == "active" && $0["reason"] == "offline"
+    }
+    #expect(raised["job"] == .int(job.id))
+    try printer.start()
+    _ = try w.waitFor("alert", timeout: 30) {
+      $0["id"] == "printerError:cups:label" && $0["state"] == "cleared"
+    }
+    try Self.waitForJob(w, job.id, "completed")
+    #expect(printer.documents == [Array("LATE".utf8)])
+  }
+
+  @Test func queueDisabled_isPaused_jobsWait_andPrintWhenEnabled() throws {
+    let h = try CUPSHarness()
+    defer { h.stop() }
+    let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
+    let d = try Self.daemon(h)
+    let w = try Self.subscriber(d)
+    let c = try d.client()
+    try Self.explained(h, d) {
+      try h.tool("/usr/sbin/cupsdisable", ["-r", "maintenance", "label"])
+      let job = try Self.submit(c, "cups:label", "WAIT")
+      let raised = try w.waitFor("alert") {
+        $0["kind"] == "printerError" && $0["state"] == "active" && $0["reason"] == "paused"
+      }
+      #expect(raised["job"] == .int(job.id))
+      let printerView = try c.call(
+        "printers.get", ["printer": "cups:label"], as: PrinterResult.self
+      )
+      .printer
+      #expect(printerView.state == .stopped)
+      #expect(printerView.reasons == [.paused])
+      #expect(printer.documents.isEmpty)
+      try h.tool("/usr/sbin/cupsenable", ["label"])
+      _ = try w.waitFor("alert") {
+        $0["id"] == "printerError:cups:label" && $0["state"] == "cleared"
+      }
+      try Self.waitForJob(w, job.id, "completed")
+      #expect(printer.documents == [Array("WAIT".utf8)])
+    }
+  }
+
+  @Test func rejectingQueue_answers1002_unknownOrDeletedQueue_answers1001() throws {
+    let h = try CUPSHarness()
+    defer { h.stop() }
+    try h.addPrinter("label", description: "Zebra ZPL Label")
+    try h.addPrinter("gone", description: "Zebra ZPL Label")
+    let d = try Self.daemon(h)
+    let c = try d.client()
+    try h.tool("/usr/sbin/cupsreject", ["-r", "closed for stocktaking", "label"])
+    let doc: JSONValue = ["format": "native", "data": base64("X")]
+    let rejected = c.error("jobs.submit", ["printer": "cups:label", "document": doc])
+    #expect(rejected?.code == 1002)
+    #expect(rejected?.data?["printer"] == "cups:label")
+    #expect(rejected?.message.contains("closed for stocktaking") == true)
+    try h.tool("/usr/sbin/cupsaccept", ["label"])
+    #expect(c.error("jobs.submit", ["printer": "cups:label", "document": doc]) == nil)
+
+    let unknown = c.error("jobs.submit", ["printer": "cups:nosuch", "document": doc])
+    #expect(unknown?.code == 1001)
+    try h.tool("/usr/sbin/lpadmin", ["-x", "gone"])
+    let deleted = c.error("jobs.submit", ["printer": "cups:gone", "document": doc])
+    #expect(deleted?.code == 1001)
+  }
+
+  @Test func labeldRestarted_whileACUPSJobIsInFlight_printsItOnce() throws {
+    let h = try CUPSHarness()
+    defer { h.stop() }
+    let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
+    printer.set("hold", true)
+    let home = DaemonProcess.makeTempDirectory()
+    defer { try? FileManager.default.removeItem(at: home) }
+    var d = try Self.daemon(h, directory: home)
+    var w = try Self.subscriber(d)
+    let job = try Self.submit(try d.client(), "cups:label", "ONCE")
+    try Self.waitForJob(w, job.id, "processing")
+    try waitUntil("the printer received the job") { printer.documents.count == 1 }
+    d.stop()
+    #expect(d.process.terminationStatus == 0)
+
+    d = try Self.daemon(h, directory: home)
+    w = try Self.subscriber(d)
+    printer.set("hold", false)
+    try Self.waitForJob(w, job.id, "completed")
+    #expect(printer.documents == [Array("ONCE".utf8)], "the copy was sent once")
+    #expect(d.log.contains("following CUPS job"))
+  }
+
+  @Test func cupsdAbsent_thenStarted_andRestarted_noCrash_queuesAppear() throws {
+    let h = try CUPSHarness()
+    defer { h.stop() }
+    let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
+    h.stopCUPSD()
+    let d = try Self.daemon(h)
+    let c = try d.client()
+    #expect(try c.call("printers.list", [:], as: PrintersResult.self).printers.isEmpty)
+    #expect(d.log.contains("does not answer"))
+    try h.startCUPSD()
+    let printers = try c.call("printers.refresh", [:], as: PrintersResult.self).printers
+    #expect(printers.map(\.id) == ["cups:label"])
+
+    // cupsd goes away: the printer is offline, a job waits; it comes back: the job prints.
+    let w = try Self.subscriber(d)
+    h.stopCUPSD()
+    let job = try Self.submit(c, "cups:label", "AFTER RESTART")
+    let raised = try w.waitFor("alert") { $0["state"] == "active" && $0["reason"] == "offline" }
+    #expect(raised["printer"] == "cups:label")
+    try h.startCUPSD()
+    try Self.waitForJob(w, job.id, "completed")
+    #expect(printer.documents == [Array("AFTER RESTART".utf8)])
+    #expect(d.process.isRunning)
+  }
+}
+
+/// Every notification a subscriber received, kept: waiting for one looks at what already
+/// came as well, so two events that arrive in either order are both seen.
+final class Events {
+  let client: LabelClient
+  private(set) var seen: [(method: String, params: JSONValue)] = []
+
+  init(_ client: LabelClient) { self.client = client }
+
+  /// The first notification `method` matching `match`, received before or within
+  /// `timeout` seconds.
+  func waitFor(
+    _ method: String, timeout: Double = 30, where match: (JSONValue) -> Bool = { _ in true }
+  ) throws -> JSONValue {
+    if let n = seen.first(where: { $0.method == method && match($0.params) }) { return n.params }
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+      let left = deadline.timeIntervalSinceNow
+      guard left > 0 else {
+        throw HarnessError.failed(
+          "no \(method) notification as expected in \(timeout) s; seen: \(seen.map { $0.params })")
+      }
+      let n = try client.nextNotification(timeout: left)
+      seen.append((n.method, n.params))
+      if n.method == method && match(n.params) { return n.params }
+    }
+  }
+}
