@@ -23,12 +23,19 @@ let package = Package(
     .systemLibrary(name: "CCairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
     .systemLibrary(name: "CZint", providers: [.apt(["libzint-dev"])]),
     .target(name: "LabelRender", dependencies: ["LabelCore", "LabelLanguages", "CCairo", "CZint"]),
+    // libusb, through one small C module and a typed wrapper (one owner per context,
+    // device and handle; `USBError` for libusb codes).
+    .systemLibrary(
+      name: "CLibUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
+    .target(name: "LabelUSB", dependencies: ["CLibUSB"]),
     // Thin POSIX layer: errno-safe syscalls, Unix sockets, peer credentials, socket paths.
     .target(name: "LabelPOSIX"),
     // The daemon: server, dispatcher, alert channel, scheduler, registry, simulator.
     .target(
       name: "LabelDaemon",
-      dependencies: ["LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender"]),
+      dependencies: [
+        "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender", "LabelUSB",
+      ]),
     // A blocking line-oriented client used by labelctl and the tests.
     .target(name: "LabelClient", dependencies: ["LabelCore", "LabelPOSIX"]),
     .executableTarget(name: "labeld", dependencies: ["LabelDaemon", "LabelCore", "LabelPOSIX"]),
