@@ -21,6 +21,8 @@ public struct DaemonConfig: Sendable {
   public var busyTimeoutMS: Int32 = 5000
   public var seedDirectory: String?
   public var logLevel: LogLevel = .info
+  /// USB printers: on by default, quietly off where there is no USB bus.
+  public var usb = USBSettings()
 
   public init(socketPath: String, stateDirectory: String) {
     self.socketPath = socketPath
@@ -75,7 +77,9 @@ public final class Daemon: Sendable {
       templates: TemplateStore(store: store),
       jobs: JobService(
         jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
-      renderer: LabelRenderer(), saveErrors: saveErrors, log: log)
+      renderer: LabelRenderer(), saveErrors: saveErrors, log: log,
+      usb: USBMonitor(
+        settings: config.usb, registry: registry, jobs: jobStore, channel: channel, log: log))
 
     let (fd, owned) = try Self.listeningSocket(config.socketPath, log: log)
     var limits = ConnectionLimits()
@@ -92,6 +96,8 @@ public final class Daemon: Sendable {
       try await Seeds(directory: seeds, log: log).load(into: services)
     }
     await jobStore.prune(keep: config.jobHistoryCount, maxAge: config.jobHistoryAge)
+    // USB printers plugged in now are known before unfinished jobs are handed out.
+    await services.usb?.start()
     let unfinished = jobStore.unfinished
     for queue in services.printers.all {
       await queue.resume(
@@ -147,6 +153,7 @@ public final class Daemon: Sendable {
   public func stop() async {
     server.stop()
     for queue in services.printers.all { await queue.stop() }
+    await services.usb?.stop()
     store.drain()
     services.channel.sealSequence()
     store.close()

@@ -50,6 +50,10 @@ struct Options {
                                worse than a duplicate) or abort it with reason jobAborted.
       --busy-timeout-ms N      How long a save waits for a database lock held by another
                                process before failing as `busy` (default 5000).
+      --usb, --no-usb          Look for USB printers (default) or not. Without a USB bus
+                               (a container) labeld goes on without them and says why.
+      --usb-timeout-ms N       How long a USB printer has to answer a status request
+                               (default 2000); every USB wait is bounded.
       --log-level LEVEL        error, warning, notice, info (default) or debug.
       --help                   Show this help and exit.
       --version                Show the version and exit.
@@ -88,7 +92,7 @@ struct Options {
           "--socket", "--state-dir", "--simulate", "--seed", "--max-message-bytes",
           "--max-queued-messages", "--alert-retention", "--log-level", "--job-history",
           "--job-history-days", "--alert-retention-days",
-          "--interrupted-jobs", "--busy-timeout-ms",
+          "--interrupted-jobs", "--busy-timeout-ms", "--usb-timeout-ms",
         ].contains(flag) {
           var rest = args
           rest[i] = String(arg[arg.index(after: eq)...])
@@ -113,6 +117,9 @@ struct Options {
       case "--alert-retention-days":
         config.alertRetentionAge = Double(try integer(arg, 1...36_500)) * 86_400
       case "--busy-timeout-ms": config.busyTimeoutMS = Int32(try integer(arg, 0...600_000))
+      case "--usb": config.usb.enabled = true
+      case "--no-usb": config.usb.enabled = false
+      case "--usb-timeout-ms": config.usb.timeouts.statusMS = UInt32(try integer(arg, 50...600_000))
       case "--interrupted-jobs":
         let name = try value(arg)
         guard let policy = InterruptedJobPolicy(rawValue: name) else {

@@ -75,8 +75,15 @@ final class Dispatcher: Sendable {
     let p = try Params(params)
     switch m {
     case .hello: return try hello(p)
-    case .printersList, .printersRefresh:
+    case .printersList:
       return .result(PrintersResult(printers: services.printers.printers))
+    case .printersRefresh:
+      await services.usb?.rescan()
+      return .result(PrintersResult(printers: services.printers.printers))
+    case .devicesList:
+      return .result(
+        await services.usb?.devices()
+          ?? DevicesResult(enabled: false, message: "USB is switched off", devices: []))
     case .printersGet: return try printersGet(p)
     case .printersSimulate: return try await printersSimulate(p)
     case .productsSave: return try await productsSave(p, context)

@@ -10,6 +10,8 @@ struct Services: Sendable {
   let renderer: LabelRenderer
   let saveErrors: SaveErrors
   let log: Logger
+  /// USB discovery; nil when labeld runs without USB.
+  var usb: USBMonitor? = nil
 
   func product(_ sku: String) async throws(RPCError) -> Product? {
     try await read { () async throws(SaveFailure) in try await products.get(sku) }
