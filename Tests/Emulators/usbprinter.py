@@ -116,6 +116,8 @@ class Printer:
         os.makedirs(self.dir, exist_ok=True)
         self.plugged = False
         self.pending_in = []  # IN urbs waiting for data
+        self.pending_out = []  # OUT urbs never accepted (an unplug mid-transfer)
+        self.plugs = 0
         self.done = []  # urbs ready to be reaped
         self.outbox = bytearray()  # device -> host bytes not yet read
         self.silent = False
@@ -178,6 +180,10 @@ class Printer:
         with LOCK:
             if self.plugged:
                 return
+            # A replugged device gets a new address, as on a real bus.
+            self.plugs += 1
+            self.dev = 1 + self.index + 10 * (self.plugs - 1)
+            self.devnode = "/dev/bus/usb/%03d/%03d" % (self.bus, self.dev)
             self.reset_state()
             self.bed.add_from_string(self.description())
             self.handler = UMockdev.IoctlBase()
@@ -193,16 +199,22 @@ class Printer:
             self.plugged = False
             # Pending urbs end with -ESHUTDOWN and stay reapable: libusb then sees
             # NO_DEVICE instead of hanging on an ENODEV reap.
-            for urb in self.pending_in:
+            for urb in [u[0] for u in self.pending_in] + self.pending_out:
                 self.finish(urb, -errno.ESHUTDOWN, 0)
             self.pending_in = []
+            self.pending_out = []
         # umockdev sends no remove uevent itself.
         self.bed.uevent(self.syspath, "remove")
         self.bed.remove_device(self.syspath)
+        try:
+            self.bed.detach_ioctl(self.devnode)
+        except Exception:
+            pass
         event("%s unplugged" % self.serial)
 
     def reset_state(self):
         self.pending_in = []
+        self.pending_out = []
         self.done = []
         self.outbox = bytearray()
 
@@ -258,7 +270,7 @@ class Printer:
                         if self.unplug_after <= 0:
                             self.unplug_after = None
                             # Accept nothing of this transfer; unplug from the main loop.
-                            self.pending_in.append((urb, None, 0))
+                            self.pending_out.append(urb)
                             GLib.idle_add(lambda: self.unplug() and False)
                             client.complete(0, 0)
                             return True
@@ -693,6 +705,9 @@ def main():
             pass
         return True
 
+    # A parent may start us with signals blocked (Foundation's Process does): unblock them,
+    # or SIGTERM never reaches the main loop and labeld is never stopped.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     for sig in (signal.SIGTERM, signal.SIGINT):
         GLib.unix_signal_add(GLib.PRIORITY_HIGH, sig, forward, sig)
 

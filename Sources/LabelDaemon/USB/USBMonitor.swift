@@ -43,7 +43,7 @@ actor USBMonitor {
     let transport: USBPrinter
     let queue: PrinterQueue
     let poller: Task<Void, Never>
-    let kick: Wakeup
+    var kick: Wakeup { transport.kick }
   }
 
   init(
@@ -152,7 +152,7 @@ actor USBMonitor {
         }
         continue
       }
-      add(candidate, model: model)
+      await add(candidate, model: model)
     }
     for (id, entry) in printers where !present.contains(id) && entry.transport.isAttached {
       entry.transport.detach()
@@ -161,22 +161,22 @@ actor USBMonitor {
     }
   }
 
-  private func add(_ candidate: USBCandidate, model: ModelEntry) {
+  private func add(_ candidate: USBCandidate, model: ModelEntry) async {
     let transport = USBPrinter(
       candidate: candidate, model: model, timeouts: settings.timeouts, log: log)
+    // Its loaded media and faults are known before it is listed (one bounded status wait).
+    let first = await transport.poll()
     let queue = PrinterQueue(transport: transport, jobs: jobs, channel: channel, log: log)
     transport.link.bind(queue)
+    if let faults = first.faults, !faults.isEmpty { await queue.setFaults(faults) }
     registry.add(queue)
-    let kick = Wakeup()
     let poller = Task { [settings] in
-      await Self.poll(transport, queue: queue, kick: kick, settings: settings)
+      await Self.poll(transport, queue: queue, kick: transport.kick, settings: settings)
     }
-    printers[candidate.printerID] = Entry(
-      transport: transport, queue: queue, poller: poller, kick: kick)
+    printers[candidate.printerID] = Entry(transport: transport, queue: queue, poller: poller)
     log.notice(
       "USB: \(candidate.printerID) is a \(transport.descriptor.model) at \(candidate.info.port) "
         + "(\(candidate.info.message))")
-    kick.signal()
     Task {
       await queue.start()
       await queue.republish(force: true)

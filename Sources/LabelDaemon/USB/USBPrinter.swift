@@ -28,6 +28,8 @@ final class USBPrinter: PrinterTransport {
   let manufacturer: String?
   let timeouts: USBTimeouts
   let link = PrinterQueueLink()
+  /// Wakes the printer's status poller: a job just met a fault, or the device came back.
+  let kick = Wakeup()
   private let io: DispatchQueue
   private let state: Mutex<State>
   private let log: Logger
@@ -114,6 +116,7 @@ final class USBPrinter: PrinterTransport {
       state.withLock { $0.needs = nil }
     } catch let error as TransportError {
       state.withLock { $0.faultGeneration += 1 }
+      kick.signal()
       throw error
     }
   }
