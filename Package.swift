@@ -51,7 +51,8 @@ let package = Package(
     .testTarget(
       name: "LabelRenderTests", dependencies: ["LabelRender", "LabelLanguages", "LabelCore"]),
     .testTarget(
-      name: "LabelDaemonTests", dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite"]),
+      name: "LabelDaemonTests",
+      dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite", "LabelLanguages", "LabelUSB"]),
     .testTarget(
       name: "IntegrationTests",
       dependencies: [

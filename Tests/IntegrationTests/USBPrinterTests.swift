@@ -75,6 +75,11 @@ struct USBPrinterTests {
       #expect(qlDevice.message.contains("vendor and product id"))
       let zebraDevice = try #require(devices.devices.first { $0.printer == Self.zebra })
       #expect(zebraDevice.driver == "Zebra ZD420" && zebraDevice.message.contains("device id"))
+
+      let table = try labelctl(["--socket", d.socketPath, "devices"])
+      #expect(table.status == 0)
+      #expect(table.stdout.contains("1-1") && table.stdout.contains("04f9:209d  ok"))
+      #expect(table.stdout.contains(Self.ql) && table.stdout.contains("QL-820NWB"))
     }
   }
 
