@@ -6,13 +6,14 @@ BIN         = .build/$(CONFIG)
 # Debian packages the build and the tests need (checked by `make deps`, installed if missing).
 PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps \
               libcairo2-dev libpango1.0-dev libzint-dev fonts-dejavu-core zbar-tools \
-              systemd man-db
+              systemd man-db \
+              libusb-1.0-0-dev umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi
 
 # The demo printers of `make run`: a 2x1 in Zebra at 203 dpi and a 62 mm Brother QL.
 DEMO_PRINTERS = --simulate zebra=zpl,dpi=203,width=50.8,length=25.4,speed=120 \
                 --simulate ql=brother-ql,dpi=300,width=62,length=0,speed=60
 
-.PHONY: help all build run test deps peers bench images install install-files format lint clean
+.PHONY: help all build run test deps peers bench images install install-files format lint clean hil
 
 help:
 	@echo "make run     build and run labeld in the foreground (simulated printers, demo data)"
@@ -20,6 +21,7 @@ help:
 	@echo "make deps    apt-install the Debian packages the tests need (idempotent)"
 	@echo "make peers   install the peer implementations the tests compare with (PyPI venvs)"
 	@echo "make bench   run the benchmarks and print a report (see docs/benchmarks.md)"
+	@echo "make hil     run the USB scenarios against a real printer (LABELD_HIL_DEVICE=usb:VVVV:PPPP:SERIAL)"
 	@echo "make images  render the seed templates into docs/images/ (README pictures)"
 	@echo "make install build for release and install (PREFIX=/usr/local, DESTDIR=)"
 	@echo "make format  format the sources with swift format"
@@ -66,6 +68,15 @@ peers:
 test: deps peers
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Hardware in the loop: the USB scenarios against a real, plugged-in printer.
+hil: deps
+	@if [ -z "$(LABELD_HIL_DEVICE)" ]; then \
+	  echo "make hil needs a real printer: LABELD_HIL_DEVICE=usb:VVVV:PPPP:SERIAL make hil"; \
+	  echo "(labelctl devices lists the ids; LABELD_HIL_INTERACTIVE=1 adds the cover-open scenario)"; \
+	  exit 2; fi
+	$(SWIFT) build --build-tests
+	LABELD_HIL_DEVICE=$(LABELD_HIL_DEVICE) $(SWIFT) test --skip-build --filter HardwareInTheLoopTests
 
 bench: deps peers
 	$(SWIFT) build -c release

@@ -27,6 +27,11 @@ let package = Package(
     // typed wrapper: one owner per handle, calls on the client's own queue, IPP → Reason table.
     .systemLibrary(name: "CCUPS", providers: [.apt(["libcups2-dev"])]),
     .target(name: "LabelCUPS", dependencies: ["CCUPS", "LabelCore"]),
+    // libusb, through one small C module and a typed wrapper (one owner per context,
+    // device and handle; `USBError` for libusb codes).
+    .systemLibrary(
+      name: "CLibUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
+    .target(name: "LabelUSB", dependencies: ["CLibUSB"]),
     // Thin POSIX layer: errno-safe syscalls, Unix sockets, peer credentials, socket paths.
     .target(name: "LabelPOSIX"),
     // The daemon: server, dispatcher, alert channel, scheduler, registry, simulator.
@@ -34,6 +39,7 @@ let package = Package(
       name: "LabelDaemon",
       dependencies: [
         "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender", "LabelCUPS",
+        "LabelUSB",
       ]),
     // A blocking line-oriented client used by labelctl and the tests.
     .target(name: "LabelClient", dependencies: ["LabelCore", "LabelPOSIX"]),
@@ -51,7 +57,8 @@ let package = Package(
     .testTarget(
       name: "LabelRenderTests", dependencies: ["LabelRender", "LabelLanguages", "LabelCore"]),
     .testTarget(
-      name: "LabelDaemonTests", dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite"]),
+      name: "LabelDaemonTests",
+      dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite", "LabelLanguages", "LabelUSB"]),
     .testTarget(
       name: "IntegrationTests",
       dependencies: [

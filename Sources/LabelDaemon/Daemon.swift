@@ -33,6 +33,8 @@ public struct DaemonConfig: Sendable, Equatable {
   public var socketGroup: String? = "labeld"
   /// Permissions of a socket labeld creates itself.
   public var socketMode: mode_t = 0o660
+  /// USB printers: on by default, quietly off where there is no USB bus.
+  public var usb = USBSettings()
 
   public init(socketPath: String, stateDirectory: String) {
     self.socketPath = socketPath
@@ -97,7 +99,9 @@ public final class Daemon: Sendable {
       jobs: JobService(
         jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
       renderer: LabelRenderer(), saveErrors: saveErrors,
-      access: AccessPolicy(adminGroup: config.adminGroup), cups: cups, log: log)
+      access: AccessPolicy(adminGroup: config.adminGroup), cups: cups, log: log,
+      usb: USBMonitor(
+        settings: config.usb, registry: registry, jobs: jobStore, channel: channel, log: log))
 
     let (fd, owned) = try Self.listeningSocket(
       config.socketPath, mode: config.socketMode, group: config.socketGroup, log: log)
@@ -116,6 +120,8 @@ public final class Daemon: Sendable {
     }
     await jobStore.prune(keep: config.jobHistoryCount, maxAge: config.jobHistoryAge)
     _ = await cups?.discover()
+    // USB printers plugged in now are known before unfinished jobs are handed out.
+    await services.usb?.start()
     let unfinished = jobStore.unfinished
     for queue in services.printers.all {
       await queue.resume(
@@ -197,6 +203,7 @@ public final class Daemon: Sendable {
       for queue in queues { group.addTask { await queue.drain() } }
     }
     cutoff.cancel()
+    await services.usb?.stop()
     store.drain()
     services.channel.sealSequence()
     store.close()
@@ -228,6 +235,7 @@ public final class Daemon: Sendable {
     note("busy-timeout-ms", \.busyTimeoutMS, live: false)
     note("socket-group", \.socketGroup, live: false)
     note("cups", \.cups, live: false)
+    note("usb", \.usb, live: false)
     note("cups-language", \.cupsLanguages, live: false)
     log.level = new.logLevel
     services.channel.setRetention(count: new.alertRetentionCount, age: new.alertRetentionAge)

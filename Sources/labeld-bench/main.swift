@@ -190,6 +190,7 @@ report += coldStartToReady()
 report += zplEncoding()
 report += qlEncoding()
 report += rendering()
+report += usbThroughput(labeld: bench.labeld)
 print(report)
 
 /// Bytes of labeld.db plus its WAL after 10,000 jobs go through a fresh daemon.

@@ -64,6 +64,10 @@ struct Options {
                                worse than a duplicate) or abort it with reason jobAborted.
       --busy-timeout-ms N      How long a save waits for a database lock held by another
                                process before failing as `busy` (default 5000).
+      --usb, --no-usb          Look for USB printers (default) or not. Without a USB bus
+                               (a container) labeld goes on without them and says why.
+      --usb-timeout-ms N       How long a USB printer has to answer a status request
+                               (default 2000); every USB wait is bounded.
       --log-level LEVEL        error, warning, notice, info (default) or debug.
       --admin-group GROUP      Members of GROUP (and root, and labeld's own user) may use
                                admin methods (printers.simulate) and cancel anyone's jobs
@@ -102,12 +106,12 @@ struct Options {
     "--config", "--socket", "--state-dir", "--simulate", "--seed", "--max-message-bytes",
     "--max-queued-messages", "--alert-retention", "--alert-retention-days", "--job-history",
     "--job-history-days", "--interrupted-jobs", "--busy-timeout-ms", "--log-level",
-    "--admin-group", "--socket-group", "--socket-mode", "--cups-language",
+    "--admin-group", "--socket-group", "--socket-mode", "--cups-language", "--usb-timeout-ms",
   ]
 
   /// labeld.conf keys without a command-line form of their own (`cups = yes|no`, which
   /// is `--cups`/`--no-cups` on the command line).
-  static let fileOnlyKeys: Set<String> = ["--cups"]
+  static let fileOnlyKeys: Set<String> = ["--cups", "--usb"]
 
   /// Parses `args` (without the program name) over the configuration file: the file's
   /// settings first, then the flags, which win (flags that give `--simulate` replace the
@@ -144,6 +148,8 @@ struct Options {
         case "--no-config": noConfig = true
         case "--cups": flags.append(("--cups", "yes"))
         case "--no-cups": flags.append(("--cups", "no"))
+        case "--usb": flags.append(("--usb", "yes"))
+        case "--no-usb": flags.append(("--usb", "no"))
         default: throw .usage("unknown option \"\(arg)\"")
         }
       }
@@ -212,6 +218,12 @@ struct Options {
       case "--alert-retention-days":
         config.alertRetentionAge = Double(try integer(1...36_500)) * 86_400
       case "--busy-timeout-ms": config.busyTimeoutMS = Int32(try integer(0...600_000))
+      case "--usb":
+        guard let on = ["yes": true, "true": true, "no": false, "false": false][value] else {
+          throw SpecError("usb must be yes or no, got \"\(value)\"")
+        }
+        config.usb.enabled = on
+      case "--usb-timeout-ms": config.usb.timeouts.statusMS = UInt32(try integer(50...600_000))
       case "--interrupted-jobs":
         guard let policy = InterruptedJobPolicy(rawValue: value) else {
           throw SpecError("--interrupted-jobs must be resend or abort")
@@ -293,6 +305,7 @@ struct Options {
       "interrupted-jobs = \(c.interruptedJobs.rawValue)",
       "busy-timeout-ms = \(c.busyTimeoutMS)",
       "cups = \(c.cups ? "yes" : "no")",
+      "usb = \(c.usb.enabled ? "yes" : "no")",
     ]
     for (queue, language) in c.cupsLanguages.sorted(by: { $0.key < $1.key }) {
       lines.append("cups-language = \(queue)=\(language.rawValue)")

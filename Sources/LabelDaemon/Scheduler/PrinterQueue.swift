@@ -123,6 +123,16 @@ actor PrinterQueue {
     wake()
   }
 
+  /// Publishes the printer again after its transport's description changed (loaded media);
+  /// `force` publishes it even when unchanged (a printer that just appeared).
+  func republish(force: Bool = false) {
+    if force { channel.publish(printer: snapshot) }
+    publishPrinter()
+  }
+
+  /// No job is printing or waiting.
+  var isIdle: Bool { current == nil && fifo.isEmpty }
+
   /// Cancels a job of this printer: a waiting one at once, the printing one after the label
   /// in progress stops. Returns the job as it then stands, nil if it is not ours.
   func cancel(_ jobID: Int) async -> Job? {

@@ -13,6 +13,8 @@ struct Services: Sendable {
   /// Nil when CUPS is off (`--no-cups`).
   var cups: CUPSDiscovery? = nil
   let log: Logger
+  /// USB discovery; nil when labeld runs without USB.
+  var usb: USBMonitor? = nil
 
   func product(_ sku: String) async throws(RPCError) -> Product? {
     try await read { () async throws(SaveFailure) in try await products.get(sku) }
