@@ -658,6 +658,10 @@ def apply(printers, line):
 
 def main():
     global EVENTS
+    # A parent may start us with signals blocked: clear the mask first, before any thread
+    # or child inherits it, or SIGTERM never reaches the main loop (nor labeld, once
+    # forwarded) and the test waits for ever.
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
     ap.add_argument("--printer", action="append", default=[])
@@ -695,6 +699,7 @@ def main():
     loop = GLib.MainLoop()
     pid = os.fork()
     if pid == 0:
+        signal.pthread_sigmask(signal.SIG_SETMASK, set())
         os.execvpe(command[0], command, env)
     status = {"code": 1}
 
@@ -705,9 +710,6 @@ def main():
             pass
         return True
 
-    # A parent may start us with signals blocked (Foundation's Process does): unblock them,
-    # or SIGTERM never reaches the main loop and labeld is never stopped.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     for sig in (signal.SIGTERM, signal.SIGINT):
         GLib.unix_signal_add(GLib.PRIORITY_HIGH, sig, forward, sig)
 

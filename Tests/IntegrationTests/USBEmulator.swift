@@ -114,7 +114,14 @@ final class USBEmulator: @unchecked Sendable {
     _ body: (USBEmulator, DaemonProcess) throws -> Void
   ) throws {
     let bus = try USBEmulator(printers: printers, arguments: arguments)
-    try body(bus, bus.daemon)
+    do {
+      try body(bus, bus.daemon)
+    } catch {
+      Issue.record(
+        "\(error)\nlabeld's log:\n\(bus.daemon.log.suffix(5000))\nemulator events:\n\(bus.events.suffix(3000))"
+      )
+      throw error
+    }
     let d = bus.daemon
     #expect(d.process.isRunning, "labeld died during the test:\n\(d.log.suffix(4000))")
     if d.process.isRunning {

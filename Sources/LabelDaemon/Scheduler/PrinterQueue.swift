@@ -218,6 +218,9 @@ actor PrinterQueue {
           _ = await updateJob(jobID) { $0.state = .held }
         }
         refreshAlert()
+        // The fault may have cleared while the job was being stored (a status poll): its
+        // wake-up came before anyone waited, so look again instead of waiting for another.
+        if faults.isEmpty { continue }
         await waitForChange()
         continue
       }
