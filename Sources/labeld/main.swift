@@ -10,6 +10,15 @@ import Synchronization
 
 // A client that disconnects mid-write must not kill the daemon.
 signal(SIGPIPE, SIG_IGN)
+// SIGTERM, SIGINT and SIGHUP are read from a signalfd by Dispatch sources (below). Block
+// them here, before any thread exists, so every thread inherits the block: one that
+// arrives before its source is set up (a client may already connect once the socket is
+// bound) waits, pending, instead of killing labeld or being lost. Every other signal is
+// unblocked, whatever mask the parent left us.
+var handledSignals = sigset_t()
+sigemptyset(&handledSignals)
+for sig in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handledSignals, sig) }
+pthread_sigmask(SIG_SETMASK, &handledSignals, nil)
 
 let environment = SocketPath.processEnvironment
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -68,7 +77,6 @@ let stopping = Atomic<Bool>(false)
 
 var signalSources: [any DispatchSourceSignal] = []
 for sig in [SIGTERM, SIGINT] {
-  signal(sig, SIG_IGN)
   let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
   source.setEventHandler {
     guard !stopping.exchange(true, ordering: .relaxed) else {
@@ -90,7 +98,6 @@ for sig in [SIGTERM, SIGINT] {
 }
 
 // SIGHUP: read the configuration again; a file that does not parse changes nothing.
-signal(SIGHUP, SIG_IGN)
 let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
 hangup.setEventHandler {
   manager.reloading()

@@ -104,6 +104,24 @@ import Testing
     #expect(daemon.process.terminationStatus == 0)
   }
 
+  /// Started with SIGHUP and SIGTERM blocked (as a test runner's or a careless
+  /// supervisor's thread may leave them), labeld still reloads and still stops.
+  @Test func signalsBlockedByTheParent_stillWork() throws {
+    let dir = DaemonProcess.makeTempDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let conf = try Self.write("simulate = zebra=zpl\n", in: dir)
+    let blocker = [
+      "/usr/bin/python3", "-c",
+      "import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP, signal.SIGTERM}); os.execv(sys.argv[1], sys.argv[1:])",
+    ]
+    let daemon = try DaemonProcess(["--config", conf], directory: dir, wrapper: blocker)
+    _ = try Self.write("simulate = zebra=zpl\nalert-retention = 7\n", in: dir)
+    daemon.signal(SIGHUP)
+    try Self.waitForLog(daemon, "configuration reloaded: applied alert-retention")
+    daemon.stop()
+    #expect(daemon.process.terminationStatus == 0)
+  }
+
   static func waitForLog(_ daemon: DaemonProcess, _ text: String) throws {
     for _ in 0..<2000 where !daemon.log.contains(text) { usleep(5_000) }
     #expect(daemon.log.contains(text), "no \"\(text)\" in:\n\(daemon.log.suffix(2000))")
