@@ -35,7 +35,9 @@ let package = Package(
     // `make bench`: latency, fan-out and memory of a running labeld (not part of CI).
     .executableTarget(
       name: "labeld-bench",
-      dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages"]),
+      dependencies: [
+        "LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelCUPS",
+      ]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
     .testTarget(name: "LabelCUPSTests", dependencies: ["LabelCUPS", "LabelCore"]),
     .testTarget(name: "LabelLanguagesTests", dependencies: ["LabelLanguages", "LabelCore"]),

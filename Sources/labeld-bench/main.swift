@@ -187,6 +187,7 @@ report += storeSize()
 report += startupWithHistory()
 report += zplEncoding()
 report += qlEncoding()
+report += cupsBenchmarks()
 print(report)
 
 /// Bytes of labeld.db plus its WAL after 10,000 jobs go through a fresh daemon.

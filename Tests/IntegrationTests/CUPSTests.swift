@@ -170,6 +170,12 @@ struct CUPSTests {
       $0["kind"] == "printerError" && $0["state"] == "active" && $0["reason"] == "offline"
     }
     #expect(raised["job"] == .int(job.id))
+    // CUPS gives up on the device (contimeout=3) and aborts its job; labeld keeps its own
+    // job waiting, and notices the device is back by itself.
+    try waitUntil("CUPS aborted its job", timeout: 20) {
+      (try? h.tool("/usr/bin/lpstat", ["-o", "label"]))?.isEmpty == true
+    }
+    try Self.waitForJob(w, job.id, "held")
     try printer.start()
     _ = try w.waitFor("alert", timeout: 30) {
       $0["id"] == "printerError:cups:label" && $0["state"] == "cleared"
