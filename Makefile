@@ -4,7 +4,8 @@ STATE_DIR  ?= $(CURDIR)/.state
 CONFIG     ?= debug
 BIN         = .build/$(CONFIG)
 # Debian packages the build and the tests need (checked by `make deps`, installed if missing).
-PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps
+PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps \
+              libcups2-dev cups-daemon cups-client cups-ipp-utils dbus
 
 # The demo printers of `make run`: a 2x1 in Zebra at 203 dpi and a 62 mm Brother QL.
 DEMO_PRINTERS = --simulate zebra=zpl,dpi=203,width=50.8,length=25.4,speed=120 \

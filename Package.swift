@@ -35,14 +35,13 @@ let package = Package(
     // `make bench`: latency, fan-out and memory of a running labeld (not part of CI).
     .executableTarget(
       name: "labeld-bench",
-      dependencies: [
-        "LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelCUPS",
-      ]),
+      dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages"]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
     .testTarget(name: "LabelCUPSTests", dependencies: ["LabelCUPS", "LabelCore"]),
     .testTarget(name: "LabelLanguagesTests", dependencies: ["LabelLanguages", "LabelCore"]),
     .testTarget(
-      name: "LabelDaemonTests", dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite"]),
+      name: "LabelDaemonTests",
+      dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite", "LabelCUPS"]),
     .testTarget(
       name: "IntegrationTests",
       dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "labeld", "labelctl"]

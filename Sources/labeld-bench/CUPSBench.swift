@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import LabelCUPS
 import LabelClient
 import LabelCore
 
@@ -126,35 +125,18 @@ struct PrivateCUPS {
   }
 }
 
-/// Runs an async libcups call from this (non-pool) thread.
-func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-  let box = ResultBox<T>()
-  let done = DispatchSemaphore(value: 0)
-  Task {
-    box.value = await body()
-    done.signal()
-  }
-  done.wait()
-  return box.value!
-}
-
-final class ResultBox<T>: @unchecked Sendable { var value: T? }
-
-/// Submits with `lp` and polls CUPS (Get-Job-Attributes every 2 ms) until the job completed.
-func lpJob(_ cups: PrivateCUPS, queue: String, file: String, client: CUPSClient) -> Int {
+/// Submits with `lp`; returns the CUPS job id ("request id is label-12 (1 file(s))").
+func lpJob(_ cups: PrivateCUPS, queue: String, file: String) -> String {
   let out = cups.tool("/usr/bin/lp", ["-d", queue, "-o", "raw", file])
-  // "request id is label-12 (1 file(s))"
-  let id =
-    out.split(separator: " ").first { $0.contains("-") && $0.hasPrefix(queue) }
-    .flatMap { Int($0.split(separator: "-").last ?? "") } ?? 0
-  return id
+  return out.split(separator: " ").first { $0.hasPrefix(queue + "-") }.map(String.init) ?? ""
 }
 
-func waitCUPSCompleted(_ id: Int, client: CUPSClient) {
-  while true {
-    let state = blocking { try? await client.job(id).state }
-    if state == .completed || state == .aborted || state == .canceled { return }
-    usleep(2_000)
+/// Polls `lpstat -W completed` (what a shell user of `lp` would do) until `id` is listed.
+func waitCUPSCompleted(_ cups: PrivateCUPS, queue: String, _ id: String) {
+  while !cups.tool("/usr/bin/lpstat", ["-W", "completed", "-o", queue]).split(separator: "\n")
+    .contains(where: { $0.hasPrefix(id + " ") })
+  {
+    usleep(5_000)
   }
 }
 
@@ -165,7 +147,6 @@ func waitCUPSCompleted(_ id: Int, client: CUPSClient) {
   defer { cups.stop() }
   cups.start(port: 20000 + Int(getpid() % 20000))
   setenv("CUPS_SERVER", cups.socket, 1)
-  let client = CUPSClient(label: "bench")
   let home = URL(fileURLWithPath: cups.dir + "/labeld")
   let (daemon, sock) = startDaemon(home, ["--cups"])
   defer { stopDaemon(daemon) }
@@ -198,13 +179,17 @@ func waitCUPSCompleted(_ id: Int, client: CUPSClient) {
   // One label, submit → completed, alternating labeld and lp on the same queue.
   var ours: [Double] = []
   var theirs: [Double] = []
+  // Each label goes to an idle queue: right after a job CUPS still winds its backend
+  // down, and a job sent then waits about a second whoever sends it.
   for _ in 0..<10 {
+    usleep(1_500_000)
     var t = now()
     if let id = labeldJob("cups:label") { waitLabeld([id]) }
     ours.append(Double(now() - t) / 1e6)
+    usleep(1_500_000)
     t = now()
-    let id = lpJob(cups, queue: "label", file: file, client: client)
-    waitCUPSCompleted(id, client: client)
+    let id = lpJob(cups, queue: "label", file: file)
+    waitCUPSCompleted(cups, queue: "label", id)
     theirs.append(Double(now() - t) / 1e6)
   }
   ours.sort()
@@ -224,9 +209,9 @@ func waitCUPSCompleted(_ id: Int, client: CUPSClient) {
   waitLabeld(ids)
   let ours200 = Double(now() - t) / 1e9
   t = now()
-  var last = 0
-  for _ in 0..<200 { last = lpJob(cups, queue: "fast", file: file, client: client) }
-  waitCUPSCompleted(last, client: client)
+  var last = ""
+  for _ in 0..<200 { last = lpJob(cups, queue: "fast", file: file) }
+  waitCUPSCompleted(cups, queue: "fast", last)
   let lp200 = Double(now() - t) / 1e9
   out += String(
     format:
