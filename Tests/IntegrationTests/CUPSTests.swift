@@ -184,6 +184,37 @@ struct CUPSTests {
     #expect(printer.documents == [Array("LATE".utf8)])
   }
 
+  @Test func printerReplacedMidJob_CUPSSaysCompleted_butNothingPrinted_jobAborted() throws {
+    let h = try CUPSHarness()
+    defer { h.stop() }
+    let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
+    printer.set("hold", true)
+    let d = try Self.daemon(h)
+    let w = try Self.subscriber(d)
+    try Self.explained(h, d) {
+      let job = try Self.submit(try d.client(), "cups:label", "LOST")
+      try Self.waitForJob(w, job.id, "processing")
+      try waitUntil("the printer received the job") { printer.documents.count == 1 }
+      // A new printer process on the same port knows nothing of the job: CUPS then calls its
+      // job completed (cups-ipp-missing-job-history) although nothing was printed.
+      printer.kill()
+      printer.set("hold", false)
+      try printer.start()
+      let aborted = try Self.waitForJob(w, job.id, "aborted", timeout: 60)
+      #expect(aborted["error"]?["reason"] == "jobAborted")
+      #expect(
+        aborted["error"]?["message"]?.stringValue?.contains("cups-ipp-missing-job-history") == true)
+      let alert = try w.waitFor("alert") { $0["kind"] == "printerError" && $0["state"] == "active" }
+      #expect(alert["reason"] == "jobAborted")
+      #expect(alert["job"] == .int(job.id))
+      #expect(printer.documents.isEmpty)
+      // The reason stays on the idle printer; the next job is not mistaken for a lost one.
+      let next = try Self.submit(try d.client(), "cups:label", "AGAIN")
+      try Self.waitForJob(w, next.id, "completed")
+      #expect(printer.documents == [Array("AGAIN".utf8)])
+    }
+  }
+
   @Test func queueDisabled_isPaused_jobsWait_andPrintWhenEnabled() throws {
     let h = try CUPSHarness()
     defer { h.stop() }
