@@ -5,13 +5,16 @@ CONFIG     ?= debug
 BIN         = .build/$(CONFIG)
 # Debian packages the build and the tests need (checked by `make deps`, installed if missing).
 PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps \
+              libcairo2-dev libpango1.0-dev libzint-dev fonts-dejavu-core zbar-tools \
+              systemd man-db \
+              libusb-1.0-0-dev umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi \
               libcups2-dev cups-daemon cups-client cups-ipp-utils dbus
 
 # The demo printers of `make run`: a 2x1 in Zebra at 203 dpi and a 62 mm Brother QL.
 DEMO_PRINTERS = --simulate zebra=zpl,dpi=203,width=50.8,length=25.4,speed=120 \
                 --simulate ql=brother-ql,dpi=300,width=62,length=0,speed=60
 
-.PHONY: help all build run test deps peers bench format lint clean
+.PHONY: help all build run test deps peers bench images install install-files format lint clean hil
 
 help:
 	@echo "make run     build and run labeld in the foreground (simulated printers, demo data)"
@@ -19,6 +22,9 @@ help:
 	@echo "make deps    apt-install the Debian packages the tests need (idempotent)"
 	@echo "make peers   install the peer implementations the tests compare with (PyPI venvs)"
 	@echo "make bench   run the benchmarks and print a report (see docs/benchmarks.md)"
+	@echo "make hil     run the USB scenarios against a real printer (LABELD_HIL_DEVICE=usb:VVVV:PPPP:SERIAL)"
+	@echo "make images  render the seed templates into docs/images/ (README pictures)"
+	@echo "make install build for release and install (PREFIX=/usr/local, DESTDIR=)"
 	@echo "make format  format the sources with swift format"
 	@echo "make clean   remove build products and the demo state"
 
@@ -64,10 +70,70 @@ test: deps peers
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# Hardware in the loop: the USB scenarios against a real, plugged-in printer.
+hil: deps
+	@if [ -z "$(LABELD_HIL_DEVICE)" ]; then \
+	  echo "make hil needs a real printer: LABELD_HIL_DEVICE=usb:VVVV:PPPP:SERIAL make hil"; \
+	  echo "(labelctl devices lists the ids; LABELD_HIL_INTERACTIVE=1 adds the cover-open scenario)"; \
+	  exit 2; fi
+	$(SWIFT) build --build-tests
+	LABELD_HIL_DEVICE=$(LABELD_HIL_DEVICE) $(SWIFT) test --skip-build --filter HardwareInTheLoopTests
+
 bench: deps peers
 	$(SWIFT) build -c release
 	$(SWIFT) build -c release --product labeld-bench
 	.build/release/labeld-bench --labeld .build/release/labeld
+
+# The README's pictures: the seed templates with seed products, rendered by a real labeld
+# for the demo printers (the QL preview is exactly what that printer prints).
+IMG_DIR = $(CURDIR)/.build/images-state
+images: deps build
+	@rm -rf $(IMG_DIR) && mkdir -p $(IMG_DIR) docs/images
+	@$(BIN)/labeld --socket $(IMG_DIR)/s --state-dir $(IMG_DIR)/state --seed seeds --log-level error \
+	  $(DEMO_PRINTERS) --simulate big=zpl,dpi=203,width=101.6,length=152.4 & pid=$$!; \
+	for i in $$(seq 100); do [ -S $(IMG_DIR)/s ] && break; sleep 0.05; done; \
+	export LABELD_SOCKET=$(IMG_DIR)/s; \
+	$(BIN)/labelctl preview price-tag-62 --sku SKU-1001 --printer sim:ql -o docs/images/price-tag-62.png && \
+	$(BIN)/labelctl preview shelf-2x1 --sku SKU-1004 --printer sim:zebra -o docs/images/shelf-2x1.png && \
+	$(BIN)/labelctl preview shipping-4x6 --printer sim:big -o docs/images/shipping-4x6.png \
+	  --data sender="Acme Labels Ltd, Unit 4, Leeds LS1 4AP" --data service="NEXT DAY" \
+	  --data recipient="$$(printf 'Ada Lovelace\n12 St James'"'"'s Square\nLondon SW1Y 4JH')" \
+	  --data tracking=1Z999AA10123456784; status=$$?; kill $$pid; wait $$pid; exit $$status
+
+# Installation. `make install` builds for release and lays out every file under
+# $(DESTDIR)$(PREFIX); `install-files` copies already built binaries (CONFIG=debug for
+# the tests). The example configuration never overwrites an existing one.
+PREFIX      ?= /usr/local
+SYSCONFDIR  ?= /etc
+BINDIR       = $(PREFIX)/bin
+LIBDIR       = $(PREFIX)/lib
+MANDIR       = $(PREFIX)/share/man
+DOCDIR       = $(PREFIX)/share/doc/labeld
+
+install:
+	$(SWIFT) build -c release --product labeld
+	$(SWIFT) build -c release --product labelctl
+	$(MAKE) install-files CONFIG=release
+
+install-files:
+	install -D -m 0755 $(BIN)/labeld $(DESTDIR)$(BINDIR)/labeld
+	install -D -m 0755 $(BIN)/labelctl $(DESTDIR)$(BINDIR)/labelctl
+	install -d $(DESTDIR)$(LIBDIR)/systemd/system
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/labeld.service > $(DESTDIR)$(LIBDIR)/systemd/system/labeld.service
+	install -m 0644 systemd/labeld.socket $(DESTDIR)$(LIBDIR)/systemd/system/labeld.socket
+	install -D -m 0644 systemd/labeld.sysusers $(DESTDIR)$(LIBDIR)/sysusers.d/labeld.conf
+	install -D -m 0644 systemd/labeld.tmpfiles $(DESTDIR)$(LIBDIR)/tmpfiles.d/labeld.conf
+	@for rules in udev/*.rules; do [ -e "$$rules" ] || continue; \
+	  echo "install $$rules"; install -D -m 0644 "$$rules" "$(DESTDIR)$(LIBDIR)/udev/rules.d/$$(basename $$rules)"; done
+	install -D -m 0644 man/labeld.8 $(DESTDIR)$(MANDIR)/man8/labeld.8
+	install -D -m 0644 man/labelctl.1 $(DESTDIR)$(MANDIR)/man1/labelctl.1
+	install -D -m 0644 man/labeld.conf.5 $(DESTDIR)$(MANDIR)/man5/labeld.conf.5
+	install -D -m 0644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md
+	install -D -m 0644 docs/security.md $(DESTDIR)$(DOCDIR)/security.md
+	install -D -m 0644 systemd/labeld.conf.example $(DESTDIR)$(DOCDIR)/labeld.conf.example
+	@if [ ! -e $(DESTDIR)$(SYSCONFDIR)/labeld/labeld.conf ]; then \
+	  install -D -m 0644 systemd/labeld.conf.example $(DESTDIR)$(SYSCONFDIR)/labeld/labeld.conf; \
+	  echo "install $(DESTDIR)$(SYSCONFDIR)/labeld/labeld.conf"; fi
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests

@@ -18,16 +18,29 @@ let package = Package(
     // Printer languages: bitmaps and codecs, ZPL II and Brother QL encoders, status parsers.
     // Pure Swift on top of the core model.
     .target(name: "LabelLanguages", dependencies: ["LabelCore"]),
+    // Rendering: cairo + pango (text with fontconfig fonts) and libzint (barcodes), each
+    // through one small C module, turning templates into device bitmaps and PNG previews.
+    .systemLibrary(name: "CCairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
+    .systemLibrary(name: "CZint", providers: [.apt(["libzint-dev"])]),
+    .target(name: "LabelRender", dependencies: ["LabelCore", "LabelLanguages", "CCairo", "CZint"]),
     // libcups, through one small C module (Debian 12 has no cups.pc: no pkgConfig) and a
     // typed wrapper: one owner per handle, calls on the client's own queue, IPP → Reason table.
     .systemLibrary(name: "CCUPS", providers: [.apt(["libcups2-dev"])]),
     .target(name: "LabelCUPS", dependencies: ["CCUPS", "LabelCore"]),
+    // libusb, through one small C module and a typed wrapper (one owner per context,
+    // device and handle; `USBError` for libusb codes).
+    .systemLibrary(
+      name: "CLibUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
+    .target(name: "LabelUSB", dependencies: ["CLibUSB"]),
     // Thin POSIX layer: errno-safe syscalls, Unix sockets, peer credentials, socket paths.
     .target(name: "LabelPOSIX"),
     // The daemon: server, dispatcher, alert channel, scheduler, registry, simulator.
     .target(
       name: "LabelDaemon",
-      dependencies: ["LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelCUPS"]),
+      dependencies: [
+        "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender", "LabelCUPS",
+        "LabelUSB",
+      ]),
     // A blocking line-oriented client used by labelctl and the tests.
     .target(name: "LabelClient", dependencies: ["LabelCore", "LabelPOSIX"]),
     .executableTarget(name: "labeld", dependencies: ["LabelDaemon", "LabelCore", "LabelPOSIX"]),
@@ -35,16 +48,25 @@ let package = Package(
     // `make bench`: latency, fan-out and memory of a running labeld (not part of CI).
     .executableTarget(
       name: "labeld-bench",
-      dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages"]),
+      dependencies: [
+        "LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender",
+      ]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
     .testTarget(name: "LabelCUPSTests", dependencies: ["LabelCUPS", "LabelCore"]),
     .testTarget(name: "LabelLanguagesTests", dependencies: ["LabelLanguages", "LabelCore"]),
     .testTarget(
+      name: "LabelRenderTests", dependencies: ["LabelRender", "LabelLanguages", "LabelCore"]),
+    .testTarget(
       name: "LabelDaemonTests",
-      dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite", "LabelCUPS"]),
+      dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite", "LabelLanguages", "LabelUSB",
+        "LabelCUPS",
+      ]),
     .testTarget(
       name: "IntegrationTests",
-      dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "labeld", "labelctl"]
+      dependencies: [
+        "LabelClient", "LabelCore", "LabelPOSIX", "LabelLanguages", "LabelRender", "labeld",
+        "labelctl",
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

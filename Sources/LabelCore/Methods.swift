@@ -24,6 +24,8 @@ public enum Method: String, Sendable, CaseIterable {
   case alertsActive = "alerts.active"
   case alertsDismiss = "alerts.dismiss"
   case subscribe
+  /// labeld addition: what is on the USB bus and why each device is or is not a printer.
+  case devicesList = "devices.list"
 }
 
 /// Server-to-client notification names.

@@ -31,12 +31,15 @@ public enum TextOverflow: String, Codable, Sendable { case shrink, wrap, clip }
 /// Barcode symbologies every printer language supports.
 public enum Symbology: String, Codable, Sendable, CaseIterable { case ean13, upca, code128, qr }
 
-/// One element of a template. The JSON form carries `"type"`: text, barcode, box or line.
+/// One element of a template. The JSON form carries `"type"`: text, barcode, box, line or
+/// image. Positions are millimetres from the label's top-left corner; a rotated element's
+/// `x`/`y` is the top-left corner of the area it covers once rotated.
 public enum Element: Sendable, Equatable {
   case text(TextElement)
   case barcode(BarcodeElement)
   case box(BoxElement)
   case line(LineElement)
+  case image(ImageElement)
 }
 
 /// Text from a literal with `${field}` substitution, laid out in a box.
@@ -51,13 +54,16 @@ public struct TextElement: Codable, Sendable, Equatable {
   public var weight: FontWeight?
   public var align: TextAlign?
   public var overflow: TextOverflow?
-  /// Degrees clockwise: 0, 90, 180 or 270.
+  /// Degrees clockwise: 0, 90, 180 or 270. `width` runs along the text either way.
   public var rotation: Int?
+  /// A fontconfig family name for rasterised labels. Default "DejaVu Sans". ZPL printers
+  /// draw text in their own scalable font.
+  public var font: String?
 
   public init(
     x: Double, y: Double, width: Double, height: Double, text: String, size: Double? = nil,
     weight: FontWeight? = nil, align: TextAlign? = nil, overflow: TextOverflow? = nil,
-    rotation: Int? = nil
+    rotation: Int? = nil, font: String? = nil
   ) {
     self.x = x
     self.y = y
@@ -69,6 +75,7 @@ public struct TextElement: Codable, Sendable, Equatable {
     self.align = align
     self.overflow = overflow
     self.rotation = rotation
+    self.font = font
   }
 }
 
@@ -123,6 +130,32 @@ public struct BoxElement: Codable, Sendable, Equatable {
   }
 }
 
+/// A PNG image scaled into its box, keeping its aspect ratio, and turned into black and
+/// white dots by a 50% threshold (transparent parts are white).
+public struct ImageElement: Codable, Sendable, Equatable {
+  public var x: Double
+  public var y: Double
+  public var width: Double
+  public var height: Double
+  /// The PNG file, base64. At most 512 KiB decoded.
+  public var png: String
+  public var rotation: Int?
+
+  public init(
+    x: Double, y: Double, width: Double, height: Double, png: String, rotation: Int? = nil
+  ) {
+    self.x = x
+    self.y = y
+    self.width = width
+    self.height = height
+    self.png = png
+    self.rotation = rotation
+  }
+
+  /// The largest PNG an image element may carry.
+  public static let maxBytes = 512 * 1024
+}
+
 /// A straight line between two points.
 public struct LineElement: Codable, Sendable, Equatable {
   public var x1: Double
@@ -142,7 +175,7 @@ public struct LineElement: Codable, Sendable, Equatable {
 
 extension Element: Codable {
   private enum TypeKey: String, CodingKey { case type }
-  private enum Kind: String, Codable { case text, barcode, box, line }
+  private enum Kind: String, Codable { case text, barcode, box, line, image }
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: TypeKey.self)
@@ -150,13 +183,14 @@ extension Element: Codable {
     guard let kind = Kind(rawValue: raw) else {
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c,
-        debugDescription: "unknown element type \"\(raw)\" (text, barcode, box, line)")
+        debugDescription: "unknown element type \"\(raw)\" (text, barcode, box, line, image)")
     }
     switch kind {
     case .text: self = .text(try TextElement(from: decoder))
     case .barcode: self = .barcode(try BarcodeElement(from: decoder))
     case .box: self = .box(try BoxElement(from: decoder))
     case .line: self = .line(try LineElement(from: decoder))
+    case .image: self = .image(try ImageElement(from: decoder))
     }
   }
 
@@ -174,6 +208,9 @@ extension Element: Codable {
       try e.encode(to: encoder)
     case .line(let e):
       try c.encode(Kind.line, forKey: .type)
+      try e.encode(to: encoder)
+    case .image(let e):
+      try c.encode(Kind.image, forKey: .type)
       try e.encode(to: encoder)
     }
   }

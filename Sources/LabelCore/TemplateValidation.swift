@@ -31,7 +31,7 @@ extension Template {
       switch element {
       case .text(let t): names.formUnion(Placeholders.names(in: t.text))
       case .barcode(let b): names.formUnion(Placeholders.names(in: b.data))
-      case .box, .line: break
+      case .box, .line, .image: break
       }
     }
     return names
@@ -58,25 +58,36 @@ extension Element {
     }
     switch self {
     case .text(let t):
+      try rotation(t.rotation)
       try inside(t.x, "x", limit: media.widthMM)
       try inside(t.y, "y", limit: media.lengthMM)
       try positive(t.width, "width")
       try positive(t.height, "height")
-      try inside(t.x + t.width, "width", limit: media.widthMM)
-      try inside(t.y + t.height, "height", limit: media.lengthMM)
+      // Turned a quarter, the box's width runs down the label.
+      let (across, down) = (t.rotation ?? 0) % 180 == 0 ? (t.width, t.height) : (t.height, t.width)
+      try inside(
+        t.x + across, (t.rotation ?? 0) % 180 == 0 ? "width" : "height", limit: media.widthMM)
+      try inside(
+        t.y + down, (t.rotation ?? 0) % 180 == 0 ? "height" : "width", limit: media.lengthMM)
       if let size = t.size { try positive(size, "size") }
-      try rotation(t.rotation)
+      if let font = t.font, font.trimmingCharacters(in: .whitespaces).isEmpty {
+        throw FieldError(field: "font", reason: "must not be empty")
+      }
     case .barcode(let b):
+      try rotation(b.rotation)
       try inside(b.x, "x", limit: media.widthMM)
       try inside(b.y, "y", limit: media.lengthMM)
       try positive(b.height, "height")
-      try inside(b.y + b.height, "height", limit: media.lengthMM)
+      if (b.rotation ?? 0) % 180 == 0 {
+        try inside(b.y + b.height, "height", limit: media.lengthMM)
+      } else {
+        try inside(b.x + b.height, "height", limit: media.widthMM)
+      }
       if let m = b.moduleWidth { try positive(m, "moduleWidth") }
       if b.data.isEmpty { throw FieldError(field: "data", reason: "must not be empty") }
       if Placeholders.names(in: b.data).isEmpty, let problem = b.symbology.problem(b.data) {
         throw FieldError(field: "data", reason: problem)
       }
-      try rotation(b.rotation)
     case .box(let b):
       try inside(b.x, "x", limit: media.widthMM)
       try inside(b.y, "y", limit: media.lengthMM)
@@ -91,6 +102,28 @@ extension Element {
       try inside(l.x2, "x2", limit: media.widthMM)
       try inside(l.y2, "y2", limit: media.lengthMM)
       if let t = l.thickness { try positive(t, "thickness") }
+    case .image(let m):
+      try rotation(m.rotation)
+      try inside(m.x, "x", limit: media.widthMM)
+      try inside(m.y, "y", limit: media.lengthMM)
+      try positive(m.width, "width")
+      try positive(m.height, "height")
+      let quarter = (m.rotation ?? 0) % 180 != 0
+      try inside(
+        m.x + (quarter ? m.height : m.width), quarter ? "height" : "width", limit: media.widthMM)
+      try inside(
+        m.y + (quarter ? m.width : m.height), quarter ? "width" : "height", limit: media.lengthMM)
+      guard let bytes = Data(base64Encoded: m.png) else {
+        throw FieldError(field: "png", reason: "is not valid base64")
+      }
+      guard bytes.count <= ImageElement.maxBytes else {
+        throw FieldError(
+          field: "png",
+          reason: "is \(bytes.count) bytes; at most \(ImageElement.maxBytes) are allowed")
+      }
+      guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else {
+        throw FieldError(field: "png", reason: "is not a PNG file (no PNG signature)")
+      }
     }
   }
 }

@@ -1,13 +1,14 @@
 import Foundation
 import LabelCore
 import LabelPOSIX
+import Synchronization
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
 #endif
 
-/// How the daemon is set up: from the command line now, from labeld.conf later.
-public struct DaemonConfig: Sendable {
+/// How the daemon is set up: labeld.conf, then the command line.
+public struct DaemonConfig: Sendable, Equatable {
   public var socketPath: String
   public var stateDirectory: String
   public var simulated: [SimulatedPrinterSpec] = []
@@ -25,6 +26,15 @@ public struct DaemonConfig: Sendable {
   public var busyTimeoutMS: Int32 = 5000
   public var seedDirectory: String?
   public var logLevel: LogLevel = .info
+  /// Members of this group (besides root and labeld's own user) may use admin methods
+  /// (`printers.simulate`) and cancel anyone's jobs.
+  public var adminGroup: String? = "labeld-admin"
+  /// The group that owns a socket labeld creates itself (mode 0660); nil: the process's.
+  public var socketGroup: String? = "labeld"
+  /// Permissions of a socket labeld creates itself.
+  public var socketMode: mode_t = 0o660
+  /// USB printers: on by default, quietly off where there is no USB bus.
+  public var usb = USBSettings()
 
   public init(socketPath: String, stateDirectory: String) {
     self.socketPath = socketPath
@@ -35,7 +45,9 @@ public struct DaemonConfig: Sendable {
 /// The composition root: opens the store, restores state, builds the channel, printers
 /// and server, and runs them.
 public final class Daemon: Sendable {
+  /// The configuration started with; `current` has the reloadable parts as now in force.
   public let config: DaemonConfig
+  private let current: Mutex<DaemonConfig>
   let services: Services
   private let store: StateStore
   private let jobStore: JobStore
@@ -45,6 +57,7 @@ public final class Daemon: Sendable {
 
   public init(config: DaemonConfig, log: Logger) throws {
     self.config = config
+    self.current = Mutex(config)
     self.log = log
     let state = URL(fileURLWithPath: config.stateDirectory, isDirectory: true)
     try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
@@ -85,9 +98,13 @@ public final class Daemon: Sendable {
       templates: TemplateStore(store: store),
       jobs: JobService(
         jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
-      renderer: LabelRenderer(), saveErrors: saveErrors, cups: cups, log: log)
+      renderer: LabelRenderer(), saveErrors: saveErrors,
+      access: AccessPolicy(adminGroup: config.adminGroup), cups: cups, log: log,
+      usb: USBMonitor(
+        settings: config.usb, registry: registry, jobs: jobStore, channel: channel, log: log))
 
-    let (fd, owned) = try Self.listeningSocket(config.socketPath, log: log)
+    let (fd, owned) = try Self.listeningSocket(
+      config.socketPath, mode: config.socketMode, group: config.socketGroup, log: log)
     var limits = ConnectionLimits()
     limits.maxMessageBytes = config.maxMessageBytes
     limits.maxQueuedMessages = config.maxQueuedMessages
@@ -103,6 +120,8 @@ public final class Daemon: Sendable {
     }
     await jobStore.prune(keep: config.jobHistoryCount, maxAge: config.jobHistoryAge)
     _ = await cups?.discover()
+    // USB printers plugged in now are known before unfinished jobs are handed out.
+    await services.usb?.start()
     let unfinished = jobStore.unfinished
     for queue in services.printers.all {
       await queue.resume(
@@ -117,10 +136,11 @@ public final class Daemon: Sendable {
       "labeld \(LabelVersion.version) listening on \(config.socketPath); "
         + "\(services.printers.all.count) printer(s); \(unfinished.count) unfinished job(s) resumed; "
         + "state in \(config.stateDirectory)")
-    Task { [jobStore, config] in
+    Task { [jobStore, weak self] in
       while !Task.isCancelled {
         try? await Task.sleep(for: .seconds(600))
-        await jobStore.prune(keep: config.jobHistoryCount, maxAge: config.jobHistoryAge)
+        guard let now = self?.current.withLock({ $0 }) else { return }
+        await jobStore.prune(keep: now.jobHistoryCount, maxAge: now.jobHistoryAge)
       }
     }
   }
@@ -163,15 +183,97 @@ public final class Daemon: Sendable {
   }
 
   public func stop() async {
+    await shutdown(deadline: .zero)
+  }
+
+  /// Stops gracefully: no new connections or requests, each printer finishes the label it
+  /// is printing (jobs part-way go back to pending), then the store is flushed and closed.
+  /// After `deadline` labels still printing are cut off; their jobs stay `processing` and
+  /// the next start's `--interrupted-jobs` policy applies. Accepted jobs are already
+  /// durable, so none is lost either way.
+  public func shutdown(deadline: Duration) async {
     server.stop()
-    for queue in services.printers.all { await queue.stop() }
+    let queues = services.printers.all
+    let cutoff = Task {
+      try? await Task.sleep(for: deadline)
+      guard !Task.isCancelled else { return }
+      for queue in queues { await queue.stop() }
+    }
+    await withTaskGroup(of: Void.self) { group in
+      for queue in queues { group.addTask { await queue.drain() } }
+    }
+    cutoff.cancel()
+    await services.usb?.stop()
     store.drain()
     services.channel.sealSequence()
     store.close()
   }
 
+  /// Applies a re-read configuration (SIGHUP). Log level, alert retention, job history
+  /// and the admin group change at once; anything else is logged as waiting for a restart.
+  public func reload(_ new: DaemonConfig) {
+    let old = current.withLock { $0 }
+    var changed: [String] = []
+    var restart: [String] = []
+    func note<T: Equatable>(_ name: String, _ path: KeyPath<DaemonConfig, T>, live: Bool) {
+      guard old[keyPath: path] != new[keyPath: path] else { return }
+      if live { changed.append(name) } else { restart.append(name) }
+    }
+    note("log-level", \.logLevel, live: true)
+    note("alert-retention", \.alertRetentionCount, live: true)
+    note("alert-retention-days", \.alertRetentionAge, live: true)
+    note("job-history", \.jobHistoryCount, live: true)
+    note("job-history-days", \.jobHistoryAge, live: true)
+    note("admin-group", \.adminGroup, live: true)
+    note("socket", \.socketPath, live: false)
+    note("state-dir", \.stateDirectory, live: false)
+    note("simulate", \.simulated, live: false)
+    note("seed", \.seedDirectory, live: false)
+    note("max-message-bytes", \.maxMessageBytes, live: false)
+    note("max-queued-messages", \.maxQueuedMessages, live: false)
+    note("interrupted-jobs", \.interruptedJobs, live: false)
+    note("busy-timeout-ms", \.busyTimeoutMS, live: false)
+    note("socket-group", \.socketGroup, live: false)
+    note("cups", \.cups, live: false)
+    note("usb", \.usb, live: false)
+    note("cups-language", \.cupsLanguages, live: false)
+    log.level = new.logLevel
+    services.channel.setRetention(count: new.alertRetentionCount, age: new.alertRetentionAge)
+    services.access.setAdminGroup(new.adminGroup)
+    current.withLock {
+      $0.logLevel = new.logLevel
+      $0.alertRetentionCount = new.alertRetentionCount
+      $0.alertRetentionAge = new.alertRetentionAge
+      $0.jobHistoryCount = new.jobHistoryCount
+      $0.jobHistoryAge = new.jobHistoryAge
+      $0.adminGroup = new.adminGroup
+    }
+    log.notice(
+      "configuration reloaded: "
+        + (changed.isEmpty
+          ? "nothing changed that applies now" : "applied \(changed.joined(separator: ", "))")
+        + (restart.isEmpty
+          ? "" : "; \(restart.joined(separator: ", ")) changed and take effect after a restart"))
+  }
+
+  /// One line for `systemctl status`: where it listens and what it serves.
+  public var statusLine: String {
+    "serving \(services.printers.all.count) printer(s) on \(config.socketPath)"
+  }
+
+  /// A round trip through the parts that must be alive to serve: the alert channel's
+  /// lock and the store's queue. The watchdog pings systemd only after this returns.
+  public func healthCheck() async {
+    _ = services.channel.latestSeq
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      store.ping { done.resume() }
+    }
+  }
+
   /// A socket passed by systemd (LISTEN_FDS) as it is, else a fresh one at `path`.
-  private static func listeningSocket(_ path: String, log: Logger) throws -> (Int32, String?) {
+  private static func listeningSocket(
+    _ path: String, mode: mode_t, group: String?, log: Logger
+  ) throws -> (Int32, String?) {
     let env = SocketPath.processEnvironment
     if let fds = env["LISTEN_FDS"], Int(fds) ?? 0 >= 1,
       let pid = env["LISTEN_PID"], Int32(pid) == getpid()
@@ -186,6 +288,12 @@ public final class Daemon: Sendable {
       return (fd, nil)
     }
     try UnixSocket.makeParentDirectory(of: path)
-    return (try UnixSocket.listen(path: path, mode: 0o666), path)
+    let fd = try UnixSocket.listen(path: path, mode: mode)
+    if let group, let gid = UnixSocket.groupID(named: group) {
+      if chown(path, uid_t.max, gid) != 0 {
+        log.warning("cannot give \(path) to group \(group): \(String(cString: strerror(errno)))")
+      }
+    }
+    return (fd, path)
   }
 }

@@ -15,7 +15,15 @@ struct Seeds {
     if try await services.templates.list().isEmpty {
       let url = dir.appendingPathComponent("templates.json")
       if FileManager.default.fileExists(atPath: url.path) {
-        for template in try decoder.decode([Template].self, from: Data(contentsOf: url)) {
+        let bytes = try Data(contentsOf: url)
+        // The same checks as templates.save: a misspelt member is an error, not a default.
+        let raw = try JSONValue.parse([UInt8](bytes)).arrayValue ?? []
+        for (i, value) in raw.enumerated() {
+          if let unknown = TemplateKeys.unknownMember(in: value) {
+            throw unknown.nested(under: "templates.json[\(i)]")
+          }
+        }
+        for template in try decoder.decode([Template].self, from: bytes) {
           try template.validate()
           _ = try await services.templates.save(template)
           loadedTemplates += 1

@@ -27,9 +27,11 @@ public struct ZPLOptions: Sendable, Equatable {
 /// `^BQ`) so bars land on whole dots, boxes and lines as `^GB`/`^GD`.
 public enum ZPLEncoder {
   /// One label (`^XA` … `^XZ`) for `template` filled with `data`.
-  public static func label(_ template: Template, data: [String: String], options: ZPLOptions)
-    throws(LabelError) -> String
-  {
+  /// Image elements cannot be drawn by the printer: `images` holds each one rasterised at
+  /// `options.dpi`, by element index, and it is sent as a `^GFA` graphic.
+  public static func label(
+    _ template: Template, data: [String: String], options: ZPLOptions, images: [Int: Bitmap] = [:]
+  ) throws(LabelError) -> String {
     let dpi = options.dpi
     var z = ""
     if let darkness = options.darkness { z += "~SD\(String(format2: max(0, min(30, darkness))))" }
@@ -37,6 +39,13 @@ public enum ZPLEncoder {
     z += "^PW\(dots(template.media.widthMM, dpi))^LL\(dots(template.media.lengthMM, dpi))^LH0,0"
     if let mode = options.mode { z += "^MM\(mode.rawValue)" }
     for (index, element) in template.elements.enumerated() {
+      if case .image(let image) = element {
+        guard let bitmap = images[index] else {
+          throw LabelError(field: "elements[\(index)].png", reason: "the image was not rasterised")
+        }
+        z += graphic(bitmap, x: dots(image.x, dpi), y: dots(image.y, dpi))
+        continue
+      }
       z += try encode(
         element, data: data, dpi: dpi, labelWidth: dots(template.media.widthMM, dpi),
         path: "elements[\(index)]")
@@ -86,6 +95,8 @@ public enum ZPLEncoder {
       // Diagonal: ^GD leans right ("/", rising) or left ("\").
       let leaning = (x2 > x1) == (y2 < y1) ? "R" : "L"
       return "^FO\(min(x1, x2)),\(min(y1, y2))^GD\(w),\(h),\(t),B,\(leaning)^FS"
+    case .image:
+      return ""  // placed by the caller from its rasterised bitmap
     }
   }
 

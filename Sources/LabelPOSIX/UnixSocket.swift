@@ -7,10 +7,13 @@ public struct PeerCredentials: Sendable, Equatable {
   public var pid: Int32
   public var uid: UInt32
   public var gid: UInt32
-  public init(pid: Int32, uid: UInt32, gid: UInt32) {
+  /// The peer's supplementary groups when it connected (SO_PEERGROUPS).
+  public var groups: [UInt32]
+  public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = []) {
     self.pid = pid
     self.uid = uid
     self.gid = gid
+    self.groups = groups
   }
 }
 
@@ -119,7 +122,35 @@ public enum UnixSocket {
     try SystemError.check("getsockopt(SO_PEERCRED)") {
       getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)
     }
-    return PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid)
+    return PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid, groups: peerGroups(fd))
+  }
+
+  /// SO_PEERGROUPS (Linux 4.13): the peer's supplementary groups as they were at connect
+  /// time. Empty where the kernel lacks it.
+  private static func peerGroups(_ fd: Int32) -> [UInt32] {
+    let soPeerGroups: Int32 = 59
+    var groups = [UInt32](repeating: 0, count: 64)
+    for _ in 0..<2 {
+      var len = socklen_t(groups.count * MemoryLayout<UInt32>.size)
+      let rc = groups.withUnsafeMutableBytes {
+        getsockopt(fd, SOL_SOCKET, soPeerGroups, $0.baseAddress, &len)
+      }
+      let count = Int(len) / MemoryLayout<UInt32>.size
+      if rc == 0 { return Array(groups.prefix(count)) }
+      guard errno == ERANGE, count > groups.count else { return [] }
+      groups = [UInt32](repeating: 0, count: count)
+    }
+    return []
+  }
+
+  /// The id of the group named `name`, nil when there is none.
+  public static func groupID(named name: String) -> UInt32? {
+    var group = group()
+    var result: UnsafeMutablePointer<group>?
+    var buffer = [CChar](repeating: 0, count: 16_384)
+    let rc = getgrnam_r(name, &group, &buffer, buffer.count, &result)
+    guard rc == 0, result != nil else { return nil }
+    return group.gr_gid
   }
 
   /// Creates `path`'s parent directories as needed (mode 0755 for the last one).

@@ -21,7 +21,8 @@ struct Root: CommandGroup {
       subcommands: [
         StatusCommand.self, PrintersCommand.self, PrintCommand.self, JobsCommand.self,
         CancelCommand.self, ProductsCommand.self, TemplatesCommand.self, RenderCommand.self,
-        PreviewCommand.self, AlertsCommand.self, SimulateCommand.self, HelpCommand.self,
+        PreviewCommand.self, AlertsCommand.self, SimulateCommand.self, DevicesCommand.self,
+        HelpCommand.self,
       ])
   }
 

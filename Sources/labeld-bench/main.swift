@@ -3,6 +3,7 @@ import LabelClient
 import LabelCore
 import LabelLanguages
 import LabelPOSIX
+import LabelRender
 import LabelSQLite
 import Synchronization
 
@@ -193,8 +194,11 @@ report +=
 // Store size per 10,000 jobs, and start-up with 100,000 jobs of history.
 report += storeSize()
 report += startupWithHistory()
+report += coldStartToReady()
 report += zplEncoding()
 report += qlEncoding()
+report += rendering()
+report += usbThroughput(labeld: bench.labeld)
 report += cupsBenchmarks()
 print(report)
 
@@ -362,4 +366,129 @@ func stopDaemon(_ p: Process) {
   line += String(format: "| QL raster, brother_ql per label (ms) | %.2f |\n", theirsMS)
   line += String(format: "| QL raster, speed-up over brother_ql | %.0fx |\n", theirsMS / oursMS)
   return line
+}
+
+/// This process's peak resident set (VmHWM) in KiB.
+func peakRSSKB() -> Int {
+  let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+  for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+  }
+  return 0
+}
+
+/// A product label, 62 x 100 mm at 300 dpi (bold name shrunk to fit, price, EAN-13, Code 128,
+/// QR, frame), rasterised; then as a PNG preview and as Brother QL raster (issue #5's aim:
+/// < 5 ms per label).
+@MainActor func rendering() -> String {
+  let template = Template(
+    name: "product-62x100", media: TemplateMedia(widthMM: 62, lengthMM: 100),
+    elements: [
+      .box(BoxElement(x: 1, y: 1, width: 60, height: 98, thickness: 0.4)),
+      .text(
+        TextElement(
+          x: 4, y: 4, width: 54, height: 12, text: "${name}", size: 22, weight: .bold)),
+      .text(
+        TextElement(x: 4, y: 18, width: 54, height: 10, text: "${price} ${currency}", size: 20)),
+      .text(
+        TextElement(
+          x: 4, y: 30, width: 54, height: 14, text: "${description}", size: 9, overflow: .wrap)),
+      .barcode(BarcodeElement(x: 8, y: 46, symbology: .ean13, data: "${barcode}", height: 14)),
+      .barcode(
+        BarcodeElement(
+          x: 6, y: 68, symbology: .code128, data: "${sku}", height: 8, moduleWidth: 0.25)),
+      .barcode(BarcodeElement(x: 40, y: 78, symbology: .qr, data: "${url}", height: 18)),
+    ])
+  let data = [
+    "name": "Wholemeal spelt flour, stone ground", "price": "3.49", "currency": "EUR",
+    "description": "Organic spelt from the Swabian Jura, milled whole. Store cool and dry.",
+    "barcode": "4006381333931", "sku": "SKU-1077", "url": "https://shop.example/p/SKU-1077",
+  ]
+  let rasteriser = LabelRasteriser()
+  let cold = now()
+  guard let first = try? rasteriser.render(template, data: data, dpi: 300) else {
+    return "| Render 62 x 100 mm at 300 dpi | failed |\n"
+  }
+  let firstMS = Double(now() - cold) / 1e6
+  let before = peakRSSKB()
+  let n = 300
+  var t0 = now()
+  for _ in 0..<n { _ = try? rasteriser.render(template, data: data, dpi: 300) }
+  let renderMS = Double(now() - t0) / 1e6 / Double(n)
+  let after = peakRSSKB()
+  t0 = now()
+  var pngBytes = 0
+  for _ in 0..<n { pngBytes = (try? PNGCodec.encode(first))?.count ?? 0 }
+  let pngMS = Double(now() - t0) / 1e6 / Double(n)
+  var line = String(
+    format: "| Render a product label, 62 x 100 mm at 300 dpi (%dx%d), per label (ms) | %.2f |\n",
+    first.width, first.height, renderMS)
+  line += String(
+    format: "| Render: the first label in a process (fonts loaded) (ms) | %.1f |\n", firstMS)
+  line += String(
+    format:
+      "| Render: peak RSS of the bench process before / after %d renders (MiB) | %.1f / %.1f |\n",
+    n, Double(before) / 1024, Double(after) / 1024)
+  line += String(
+    format: "| PNG preview of it, encode per label (ms; %d bytes) | %.2f |\n", pngBytes, pngMS)
+  return line
+}
+
+/// Milliseconds from exec to systemd's READY=1 (read from a NOTIFY_SOCKET of our own), on
+/// an empty state directory and on the demo data, median of 9 each (issue #8's aim:
+/// < 100 ms).
+@MainActor func coldStartToReady() -> String {
+  let home = dir.appendingPathComponent("ready")
+  try? FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+  let notifyPath = home.appendingPathComponent("notify.sock").path
+  let fd = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+  defer { close(fd) }
+  var addr = sockaddr_un()
+  addr.sun_family = sa_family_t(AF_UNIX)
+  withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: Array(notifyPath.utf8) + [0]) }
+  _ = withUnsafePointer(to: &addr) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+    }
+  }
+  func run(_ name: String, _ extra: [String]) -> Double? {
+    var times: [Double] = []
+    for i in 0..<9 {
+      let state = home.appendingPathComponent("\(name)-\(i)")
+      let p = Process()
+      p.executableURL = URL(fileURLWithPath: bench.labeld)
+      p.arguments =
+        [
+          "--no-config", "--socket", state.appendingPathComponent("s.sock").path, "--state-dir",
+          state.appendingPathComponent("state").path, "--log-level", "error",
+        ] + extra
+      p.environment = ["NOTIFY_SOCKET": notifyPath]
+      let t0 = now()
+      guard (try? p.run()) != nil else { return nil }
+      var buffer = [UInt8](repeating: 0, count: 512)
+      var ready = false
+      while !ready {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, 5000) == 1 else { break }
+        let n = recv(fd, &buffer, buffer.count, 0)
+        ready = n > 0 && String(decoding: buffer[0..<n], as: UTF8.self).contains("READY=1")
+      }
+      let ms = Double(now() - t0) / 1e6
+      stopDaemon(p)
+      guard ready else { return nil }
+      times.append(ms)
+    }
+    times.sort()
+    return times[times.count / 2]
+  }
+  let empty = run("empty", ["--simulate", "zebra=zpl"])
+  let demo = run(
+    "demo",
+    ["--seed", "seeds", "--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"])
+  return String(
+    format: "| cold start to READY=1, fresh state dir, median of 9 (ms) | %.1f |\n", empty ?? -1)
+    + String(
+      format:
+        "| cold start to READY=1, fresh state dir seeded with the demo data, median of 9 (ms) | %.1f |\n",
+      demo ?? -1)
 }

@@ -1,3 +1,4 @@
+import Foundation
 import LabelCore
 import LabelDaemon
 import LabelPOSIX
@@ -11,6 +12,10 @@ struct Options {
   var config: DaemonConfig
   var showHelp = false
   var showVersion = false
+  /// `--check-config`: read and check everything, report, exit.
+  var checkConfig = false
+  /// The configuration file that was read, if any.
+  var configPath: String?
 
   static let usage = """
     Usage: labeld [OPTIONS]
@@ -32,6 +37,9 @@ struct Options {
                                DIR/sim/NAME/<job>.<zpl|ql>; speed=0 (default) prints
                                instantly; darkness=0..30 and finish=tear|cut|peel go into
                                rendered ZPL labels; accepting=no makes it refuse jobs (1002).
+                               Defaults: zpl 203 dpi, 50.8 x 25.4 mm; brother-ql 300 dpi
+                               (its only resolution), 62 mm continuous (length=0), raster
+                               for model=QL-820NWB (any Brother QL model name).
       --cups, --no-cups        Add the CUPS server's queues as printers cups:QUEUE (default
                                on). The server is libcups' own: $CUPS_SERVER, client.conf,
                                else the local scheduler. When none answers labeld runs
@@ -56,106 +64,281 @@ struct Options {
                                worse than a duplicate) or abort it with reason jobAborted.
       --busy-timeout-ms N      How long a save waits for a database lock held by another
                                process before failing as `busy` (default 5000).
+      --usb, --no-usb          Look for USB printers (default) or not. Without a USB bus
+                               (a container) labeld goes on without them and says why.
+      --usb-timeout-ms N       How long a USB printer has to answer a status request
+                               (default 2000); every USB wait is bounded.
       --log-level LEVEL        error, warning, notice, info (default) or debug.
+      --admin-group GROUP      Members of GROUP (and root, and labeld's own user) may use
+                               admin methods (printers.simulate) and cancel anyone's jobs
+                               (default labeld-admin; empty: nobody else).
+      --socket-group GROUP     Group of a socket labeld creates itself (default labeld,
+                               when that group exists).
+      --socket-mode MODE       Its permissions, octal (default 0660: its user and group).
+                               A socket passed by systemd keeps the unit's SocketMode.
+      --config FILE            Read settings from FILE (default /etc/labeld/labeld.conf,
+                               when it exists): one "key = value" per line, keys are these
+                               long options without "--"; flags override it. See
+                               labeld.conf(5).
+      --no-config              Read no configuration file.
+      --check-config           Read the configuration file and the flags, check every
+                               setting, print what would be used, and exit (0 when valid).
       --help                   Show this help and exit.
       --version                Show the version and exit.
 
+    Signals: SIGTERM/SIGINT stop gracefully (labels being printed are finished, waiting
+    jobs stay queued for the next start); a second one exits at once. SIGHUP re-reads the
+    configuration file: log-level, alert-retention[-days], job-history[-days] and
+    admin-group apply at once; other changes are logged and wait for a restart.
+    Under systemd labeld reports readiness and feeds the watchdog (Type=notify) and takes
+    its socket from socket activation.
+
     Logs go to stderr with journald priority prefixes (<3> error ... <7> debug).
-    Exit status: 0 after SIGTERM/SIGINT, 64 for a usage error, 71 when it cannot start.
+    Exit status: 0 after SIGTERM/SIGINT, 64 for a usage error, 71 when it cannot start,
+    78 for a bad configuration file.
     """
 
-  /// Parses `args` (without the program name). Throws a message for exit 64.
-  static func parse(_ args: [String], environment: [String: String]) throws(SpecError) -> Options {
-    var socket: String?
-    var stateDir: String?
-    var config = DaemonConfig(socketPath: "", stateDirectory: "")
-    var options = Options(config: config)
+  /// The configuration file read when `--config` does not name one.
+  static let defaultConfigPath = "/etc/labeld/labeld.conf"
+
+  /// Options that take a value; each (but `--config`) is also a key of labeld.conf.
+  static let valueFlags: Set<String> = [
+    "--config", "--socket", "--state-dir", "--simulate", "--seed", "--max-message-bytes",
+    "--max-queued-messages", "--alert-retention", "--alert-retention-days", "--job-history",
+    "--job-history-days", "--interrupted-jobs", "--busy-timeout-ms", "--log-level",
+    "--admin-group", "--socket-group", "--socket-mode", "--cups-language", "--usb-timeout-ms",
+  ]
+
+  /// labeld.conf keys without a command-line form of their own (`cups = yes|no`, which
+  /// is `--cups`/`--no-cups` on the command line).
+  static let fileOnlyKeys: Set<String> = ["--cups", "--usb"]
+
+  /// Parses `args` (without the program name) over the configuration file: the file's
+  /// settings first, then the flags, which win (flags that give `--simulate` replace the
+  /// file's simulated printers).
+  static func parse(
+    _ args: [String], environment: [String: String], defaultConfig: String = defaultConfigPath
+  ) throws(OptionsError) -> Options {
+    var options = Options(config: DaemonConfig(socketPath: "", stateDirectory: ""))
+    // Split --flag=value, and pick out the flags that shape the parse itself.
+    var flags: [(flag: String, value: String?)] = []
+    var explicitConfig: String?
+    var noConfig = false
     var i = 0
-    func value(_ flag: String) throws(SpecError) -> String {
-      i += 1
-      guard i < args.count else { throw SpecError("\(flag) needs a value") }
-      return args[i]
-    }
-    func integer(_ flag: String, _ range: ClosedRange<Int>) throws(SpecError) -> Int {
-      let text = try value(flag)
-      guard let n = Int(text), range.contains(n) else {
-        throw SpecError(
-          "\(flag) must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(text)\""
-        )
-      }
-      return n
-    }
     while i < args.count {
       var arg = args[i]
-      // Accept --flag=value as well as --flag value.
-      if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
-        let flag = String(arg[..<eq])
-        if [
-          "--socket", "--state-dir", "--simulate", "--seed", "--max-message-bytes",
-          "--max-queued-messages", "--alert-retention", "--log-level", "--job-history",
-          "--job-history-days", "--alert-retention-days",
-          "--interrupted-jobs", "--busy-timeout-ms", "--cups-language",
-        ].contains(flag) {
-          var rest = args
-          rest[i] = String(arg[arg.index(after: eq)...])
-          rest.insert(flag, at: i)
-          return try parse(rest, environment: environment)
-        }
-        arg = flag
+      var inline: String?
+      if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "="),
+        valueFlags.contains(String(arg[..<eq]))
+      {
+        inline = String(arg[arg.index(after: eq)...])
+        arg = String(arg[..<eq])
       }
-      switch arg {
-      case "--help", "-h": options.showHelp = true
-      case "--version": options.showVersion = true
-      case "--socket": socket = try value(arg)
-      case "--state-dir": stateDir = try value(arg)
-      case "--simulate": config.simulated.append(try SimulatedPrinterSpec.parse(try value(arg)))
-      case "--seed": config.seedDirectory = try value(arg)
-      case "--cups": config.cups = true
-      case "--no-cups": config.cups = false
-      case "--cups-language":
-        let text = try value(arg)
-        let kv = text.split(separator: "=", maxSplits: 1).map(String.init)
-        guard kv.count == 2, !kv[0].isEmpty, let language = PrinterLanguage(rawValue: kv[1]) else {
-          let known = PrinterLanguage.allCases.map(\.rawValue).joined(separator: " or ")
-          throw SpecError(
-            "--cups-language must be QUEUE=LANGUAGE with LANGUAGE \(known), got \"\(text)\"")
+      if valueFlags.contains(arg) {
+        guard let value = inline ?? (i + 1 < args.count ? args[i + 1] : nil) else {
+          throw .usage("\(arg) needs a value")
         }
-        config.cupsLanguages[kv[0]] = language
-      case "--max-message-bytes": config.maxMessageBytes = try integer(arg, 1024...(64 << 20))
-      case "--max-queued-messages": config.maxQueuedMessages = try integer(arg, 16...1_000_000)
-      case "--alert-retention": config.alertRetentionCount = try integer(arg, 1...10_000_000)
-      case "--job-history": config.jobHistoryCount = try integer(arg, 0...10_000_000)
-      case "--job-history-days":
-        config.jobHistoryAge = Double(try integer(arg, 1...36_500)) * 86_400
+        if inline == nil { i += 1 }
+        if arg == "--config" { explicitConfig = value } else { flags.append((arg, value)) }
+      } else {
+        switch arg {
+        case "--help", "-h": options.showHelp = true
+        case "--version": options.showVersion = true
+        case "--check-config": options.checkConfig = true
+        case "--no-config": noConfig = true
+        case "--cups": flags.append(("--cups", "yes"))
+        case "--no-cups": flags.append(("--cups", "no"))
+        case "--usb": flags.append(("--usb", "yes"))
+        case "--no-usb": flags.append(("--usb", "no"))
+        default: throw .usage("unknown option \"\(arg)\"")
+        }
+      }
+      i += 1
+    }
+    var settings = Settings()
+    if !noConfig {
+      let path = explicitConfig ?? defaultConfig
+      if explicitConfig != nil || FileManager.default.fileExists(atPath: path) {
+        let file: ConfigFile
+        do { file = try ConfigFile(contentsOf: path) } catch { throw .config(error.description) }
+        for entry in file.entries {
+          let flag = "--\(entry.key)"
+          guard valueFlags.contains(flag) || fileOnlyKeys.contains(flag), flag != "--config" else {
+            throw .config(
+              ConfigError(path: path, line: entry.line, "unknown key \"\(entry.key)\"").description)
+          }
+          do { try settings.apply(flag, entry.value) } catch {
+            throw .config(ConfigError(path: path, line: entry.line, error.description).description)
+          }
+        }
+        options.configPath = path
+      }
+    }
+    if flags.contains(where: { $0.flag == "--simulate" }) { settings.config.simulated = [] }
+    for (flag, value) in flags {
+      do throws(SpecError) { try settings.apply(flag, value ?? "") } catch {
+        throw .usage(error.description)
+      }
+    }
+    var config = settings.config
+    config.socketPath = SocketPath.resolve(explicit: settings.socket, environment: environment)
+    config.stateDirectory = settings.stateDirectory ?? defaultStateDirectory(environment)
+    options.config = config
+    return options
+  }
+
+  /// Settings as they are applied, from the file and then the flags.
+  struct Settings {
+    var config = DaemonConfig(socketPath: "", stateDirectory: "")
+    var socket: String?
+    var stateDirectory: String?
+
+    mutating func apply(_ flag: String, _ value: String) throws(SpecError) {
+      func integer(_ range: ClosedRange<Int>) throws(SpecError) -> Int {
+        guard let n = Int(value), range.contains(n) else {
+          throw SpecError(
+            "\(flag) must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(value)\""
+          )
+        }
+        return n
+      }
+      switch flag {
+      case "--socket": socket = value
+      case "--state-dir": stateDirectory = value
+      case "--simulate":
+        let spec = try SimulatedPrinterSpec.parse(value)
+        config.simulated.removeAll { $0.name == spec.name }
+        config.simulated.append(spec)
+      case "--seed": config.seedDirectory = value
+      case "--max-message-bytes": config.maxMessageBytes = try integer(1024...(64 << 20))
+      case "--max-queued-messages": config.maxQueuedMessages = try integer(16...1_000_000)
+      case "--alert-retention": config.alertRetentionCount = try integer(1...10_000_000)
+      case "--job-history": config.jobHistoryCount = try integer(0...10_000_000)
+      case "--job-history-days": config.jobHistoryAge = Double(try integer(1...36_500)) * 86_400
       case "--alert-retention-days":
-        config.alertRetentionAge = Double(try integer(arg, 1...36_500)) * 86_400
-      case "--busy-timeout-ms": config.busyTimeoutMS = Int32(try integer(arg, 0...600_000))
+        config.alertRetentionAge = Double(try integer(1...36_500)) * 86_400
+      case "--busy-timeout-ms": config.busyTimeoutMS = Int32(try integer(0...600_000))
+      case "--usb":
+        guard let on = ["yes": true, "true": true, "no": false, "false": false][value] else {
+          throw SpecError("usb must be yes or no, got \"\(value)\"")
+        }
+        config.usb.enabled = on
+      case "--usb-timeout-ms": config.usb.timeouts.statusMS = UInt32(try integer(50...600_000))
       case "--interrupted-jobs":
-        let name = try value(arg)
-        guard let policy = InterruptedJobPolicy(rawValue: name) else {
+        guard let policy = InterruptedJobPolicy(rawValue: value) else {
           throw SpecError("--interrupted-jobs must be resend or abort")
         }
         config.interruptedJobs = policy
       case "--log-level":
-        let name = try value(arg)
-        guard let level = LogLevel(name: name) else {
+        guard let level = LogLevel(name: value) else {
           throw SpecError("--log-level must be error, warning, notice, info or debug")
         }
         config.logLevel = level
+      case "--admin-group":
+        config.adminGroup = value.isEmpty ? nil : value
+      case "--socket-group":
+        config.socketGroup = value.isEmpty ? nil : value
+      case "--cups":
+        guard let on = ["yes": true, "true": true, "no": false, "false": false][value] else {
+          throw SpecError("cups must be yes or no, got \"\(value)\"")
+        }
+        config.cups = on
+      case "--cups-language":
+        let kv = value.split(separator: "=", maxSplits: 1).map(String.init)
+        guard kv.count == 2, !kv[0].isEmpty, let language = PrinterLanguage(rawValue: kv[1]) else {
+          let known = PrinterLanguage.allCases.map(\.rawValue).joined(separator: " or ")
+          throw SpecError(
+            "--cups-language must be QUEUE=LANGUAGE with LANGUAGE \(known), got \"\(value)\"")
+        }
+        config.cupsLanguages[kv[0]] = language
+      case "--socket-mode":
+        guard let mode = mode_t(value, radix: 8), mode <= 0o777 else {
+          throw SpecError("--socket-mode must be octal permissions such as 0660, got \"\(value)\"")
+        }
+        config.socketMode = mode
       default:
-        throw SpecError("unknown option \"\(args[i])\"")
+        throw SpecError("unknown option \"\(flag)\"")
       }
-      i += 1
     }
-    config.socketPath = SocketPath.resolve(explicit: socket, environment: environment)
-    config.stateDirectory = stateDir ?? defaultStateDirectory(environment)
-    options.config = config
-    return options
+  }
+
+  /// Checks what parsing cannot: printers named twice, directories that cannot be used.
+  func check() throws(SpecError) {
+    var names = Set<String>()
+    for spec in config.simulated where !names.insert(spec.name).inserted {
+      throw SpecError("simulated printer \(spec.name) is defined twice")
+    }
+    if let seed = config.seedDirectory {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: seed, isDirectory: &isDirectory),
+        isDirectory.boolValue
+      else { throw SpecError("seed directory \(seed) does not exist") }
+    }
+    if let group = config.socketGroup, group != "labeld", UnixSocket.groupID(named: group) == nil {
+      throw SpecError("socket-group \(group) does not exist")
+    }
+  }
+
+  /// What `--check-config` prints: every setting that will be used.
+  var summary: String {
+    let c = config
+    var lines = [
+      "configuration: \(configPath ?? "none (no file read)")",
+      "socket = \(c.socketPath) (mode \(String(c.socketMode, radix: 8)), group \(c.socketGroup ?? "-"))",
+      "state-dir = \(c.stateDirectory)",
+    ]
+    for spec in c.simulated {
+      lines.append(
+        "simulate = \(spec.name)=\(spec.language.rawValue),dpi=\(spec.dpi),width=\(spec.widthMM),"
+          + "length=\(spec.lengthMM),speed=\(spec.speed)")
+    }
+    lines += [
+      "seed = \(c.seedDirectory ?? "-")",
+      "log-level = \(c.logLevel)",
+      "admin-group = \(c.adminGroup ?? "-")",
+      "max-message-bytes = \(c.maxMessageBytes)",
+      "max-queued-messages = \(c.maxQueuedMessages)",
+      "alert-retention = \(c.alertRetentionCount)",
+      "alert-retention-days = \(Int(c.alertRetentionAge / 86_400))",
+      "job-history = \(c.jobHistoryCount)",
+      "job-history-days = \(Int(c.jobHistoryAge / 86_400))",
+      "interrupted-jobs = \(c.interruptedJobs.rawValue)",
+      "busy-timeout-ms = \(c.busyTimeoutMS)",
+      "cups = \(c.cups ? "yes" : "no")",
+      "usb = \(c.usb.enabled ? "yes" : "no")",
+    ]
+    for (queue, language) in c.cupsLanguages.sorted(by: { $0.key < $1.key }) {
+      lines.append("cups-language = \(queue)=\(language.rawValue)")
+    }
+    lines += [
+      "OK"
+    ]
+    return lines.joined(separator: "\n")
   }
 
   static func defaultStateDirectory(_ env: [String: String]) -> String {
     if getuid() == 0 { return "/var/lib/labeld" }
     if let d = env["XDG_STATE_HOME"], !d.isEmpty { return d + "/labeld" }
     return (env["HOME"] ?? "/tmp") + "/.local/state/labeld"
+  }
+}
+
+/// Why the options cannot be used: a bad flag (exit 64) or a bad configuration file
+/// (exit 78, EX_CONFIG).
+enum OptionsError: Error, CustomStringConvertible {
+  case usage(String)
+  case config(String)
+
+  var description: String {
+    switch self {
+    case .usage(let m), .config(let m): return m
+    }
+  }
+
+  var exitStatus: Int32 {
+    switch self {
+    case .usage: return 64
+    case .config: return 78
+    }
   }
 }

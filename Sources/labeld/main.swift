@@ -2,6 +2,7 @@ import Dispatch
 import LabelCore
 import LabelDaemon
 import LabelPOSIX
+import Synchronization
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -10,13 +11,17 @@ import LabelPOSIX
 // A client that disconnects mid-write must not kill the daemon.
 signal(SIGPIPE, SIG_IGN)
 
+let environment = SocketPath.processEnvironment
+let arguments = Array(CommandLine.arguments.dropFirst())
 let options: Options
 do {
-  options = try Options.parse(
-    Array(CommandLine.arguments.dropFirst()), environment: SocketPath.processEnvironment)
+  options = try Options.parse(arguments, environment: environment)
 } catch {
-  fputs("labeld: \(error)\nTry 'labeld --help'.\n", stderr)
-  exit(64)
+  switch error {
+  case .usage: fputs("labeld: \(error)\nTry 'labeld --help'.\n", stderr)
+  case .config: fputs("labeld: \(error)\n", stderr)
+  }
+  exit(error.exitStatus)
 }
 if options.showHelp {
   print(Options.usage)
@@ -24,6 +29,17 @@ if options.showHelp {
 }
 if options.showVersion {
   print("labeld \(LabelVersion.version) (protocol \(LabelVersion.protocolVersion))")
+  exit(0)
+}
+
+if options.checkConfig {
+  do {
+    try options.check()
+  } catch {
+    fputs("labeld: \(error)\n", stderr)
+    exit(78)
+  }
+  print(options.summary)
   exit(0)
 }
 
@@ -35,22 +51,37 @@ if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 && limit.rlim_cur < lim
 }
 
 let log = Logger(level: options.config.logLevel)
+let manager = ServiceManager(environment: environment)
 let daemon: Daemon
 do {
   daemon = try Daemon(config: options.config, log: log)
 } catch {
   log.error("cannot start: \(error)")
+  manager.send("STATUS=cannot start: \(error)\nERRNO=71")
   exit(71)
 }
+
+/// How long a graceful stop may take before labels still printing are cut off; systemd's
+/// TimeoutStopSec (10 s in the unit) leaves time to flush and exit after it.
+let stopDeadline: Duration = .seconds(8)
+let stopping = Atomic<Bool>(false)
 
 var signalSources: [any DispatchSourceSignal] = []
 for sig in [SIGTERM, SIGINT] {
   signal(sig, SIG_IGN)
   let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
   source.setEventHandler {
-    log.notice("received signal \(sig), stopping")
+    guard !stopping.exchange(true, ordering: .relaxed) else {
+      // Second signal: go now. Every accepted job is already durable; a label cut off
+      // mid-print is handled by the next start's --interrupted-jobs policy.
+      log.notice("received signal \(sig) again, exiting now")
+      exit(0)
+    }
+    log.notice("received signal \(sig), stopping (finishing labels in progress)")
+    manager.stopping(status: "stopping: finishing labels in progress")
     Task {
-      await daemon.stop()
+      await daemon.shutdown(deadline: stopDeadline)
+      log.notice("stopped")
       exit(0)
     }
   }
@@ -58,12 +89,39 @@ for sig in [SIGTERM, SIGINT] {
   signalSources.append(source)
 }
 
+// SIGHUP: read the configuration again; a file that does not parse changes nothing.
+signal(SIGHUP, SIG_IGN)
+let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
+hangup.setEventHandler {
+  manager.reloading()
+  do {
+    let reloaded = try Options.parse(arguments, environment: environment)
+    try reloaded.check()
+    daemon.reload(reloaded.config)
+  } catch {
+    log.error("reload failed, keeping the running configuration: \(error)")
+  }
+  manager.ready(status: daemon.statusLine)
+}
+hangup.resume()
+
 Task {
   do {
     try await daemon.start()
   } catch {
     log.error("cannot start: \(error)")
+    manager.send("STATUS=cannot start: \(error)\nERRNO=71")
     exit(71)
+  }
+  manager.ready(status: daemon.statusLine)
+  // The watchdog is fed only after a round trip through the daemon's own queues, so a
+  // wedged daemon stops feeding it and systemd restarts it.
+  if let interval = manager.watchdogInterval {
+    while true {
+      await daemon.healthCheck()
+      manager.watchdog()
+      try? await Task.sleep(for: interval / 2)
+    }
   }
 }
 dispatchMain()

@@ -62,6 +62,8 @@ final class DaemonProcess: @unchecked Sendable {
         "debug",
       ]
       + (arguments.contains("--cups") ? [] : ["--no-cups"]) + arguments
+      // Never the machine's /etc/labeld/labeld.conf: a test names its file or reads none.
+      + (arguments.contains(where: { $0.hasPrefix("--config") }) ? [] : ["--no-config"])
     // A wrapper (prlimit …) runs labeld as its child through exec, keeping the pid.
     let argv = wrapper + command
     process.executableURL = URL(fileURLWithPath: argv[0])
@@ -112,6 +114,11 @@ final class DaemonProcess: @unchecked Sendable {
       process.terminate()
       process.waitUntilExit()
     }
+  }
+
+  /// Sends `signal` without waiting.
+  func signal(_ signal: Int32) {
+    if process.isRunning { Glibc.kill(process.processIdentifier, signal) }
   }
 
   func kill9() {

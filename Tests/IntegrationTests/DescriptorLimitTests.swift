@@ -21,8 +21,10 @@ import Testing
     }
     // Close the first 30 unread: their descriptors come back.
     early.removeFirst(30)
-    // Every remaining client gets its answer, including those that waited for a descriptor.
-    for c in early {
+    // Every remaining client gets its answer, including those that waited for a
+    // descriptor: each leaves once answered, and the next waiting one is taken in.
+    while !early.isEmpty {
+      let c = early.removeFirst()
       c.timeout = 30
       #expect(try c.readMessage()["result"]?["server"] == "labeld")
     }

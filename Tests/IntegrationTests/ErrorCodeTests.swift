@@ -1,6 +1,8 @@
 import Foundation
 import LabelClient
 import LabelCore
+import LabelLanguages
+import LabelRender
 import Testing
 
 /// Every daemon error code, through the real socket, with its `data` shape.
@@ -100,31 +102,41 @@ import Testing
     }
   }
 
-  @Test func unsupported_1007_forRasterTemplatesAndPNGUntilTheRasteriserLands() throws {
+  @Test func unsupported_1007_whenTheLabelDoesNotFitThePrinter() throws {
     try withDaemon { d in
       let c = try d.client()
-      try c.call("templates.save", ["template": Fixtures.shelfTemplate])
+      // A 4-inch label on the 62 mm Brother QL and the 2-inch Zebra.
+      try c.call(
+        "templates.save",
+        [
+          "template": [
+            "name": "wide", "media": ["widthMM": 101.6, "lengthMM": 50], "elements": [],
+          ]
+        ])
       try c.call(
         "products.save", ["product": ["sku": "S1", "name": "Soap", "barcode": "4006381333931"]])
+      // 800 pixels: wider than the QL's 696 printable dots and the Zebra's 406.
+      let png = try PNGCodec.encode(Bitmap(width: 800, height: 40))
+      let pngDocument: JSONValue = [
+        "format": "png", "data": .string(Data(png).base64EncodedString()),
+      ]
       let cases: [(String, JSONValue)] = [
-        ("jobs.submit", ["printer": "sim:ql", "template": "shelf", "sku": "S1"]),
-        (
-          "jobs.submit",
-          ["printer": "sim:ql", "document": ["format": "png", "data": base64("\u{89}PNG")]]
-        ),
-        (
-          "labels.render",
-          ["template": "shelf", "sku": "S1", "printer": "sim:ql", "format": "native"]
-        ),
+        ("jobs.submit", ["printer": "sim:ql", "template": "wide", "sku": "S1"]),
+        ("jobs.submit", ["printer": "sim:zebra", "template": "wide", "sku": "S1"]),
+        ("jobs.submit", ["printer": "sim:ql", "document": pngDocument]),
+        ("jobs.submit", ["printer": "sim:zebra", "document": pngDocument]),
         (
           "labels.render",
-          ["template": "shelf", "sku": "S1", "language": "brother-ql", "format": "png"]
+          [
+            "template": "wide", "sku": "S1", "language": "brother-ql", "dpi": 203,
+            "format": "native",
+          ]
         ),
         (
           "products.save",
           [
             "product": ["sku": "S2", "name": "Brush", "barcode": "4006381333931"],
-            "print": ["printer": "sim:ql", "template": "shelf"],
+            "print": ["printer": "sim:ql", "template": "wide"],
           ]
         ),
       ]
@@ -143,6 +155,7 @@ import Testing
     try withDaemon { d in
       let c = try d.client()
       let doc: JSONValue = ["format": "native", "data": base64("^XA^XZ")]
+      let notPNG: JSONValue = ["format": "png", "data": base64("\u{89}PNG but not really")]
       let cases: [(String, JSONValue, String)] = [
         ("printers.get", [:], "printer"),
         ("printers.get", ["printer": 5], "printer"),
@@ -166,6 +179,48 @@ import Testing
         ),
         (
           "jobs.submit", ["printer": "sim:zebra", "document": ["format": "native"]], "document.data"
+        ),
+        ("jobs.submit", ["printer": "sim:ql", "document": notPNG], "document.data"),
+        ("jobs.submit", ["printer": "sim:zebra", "document": notPNG], "document.data"),
+        (
+          "templates.save",
+          [
+            "template": [
+              "name": "t", "media": ["widthMM": 50, "lengthMM": 25],
+              "elements": [
+                [
+                  "type": "text", "x": 1, "y": 1, "width": 5, "height": 5, "text": "hi",
+                  "colour": "red",
+                ]
+              ],
+            ]
+          ], "template.elements[0].colour"
+        ),
+        (
+          "templates.save",
+          [
+            "template": [
+              "name": "t", "media": ["widthMM": 50, "lengthMM": 25],
+              "elements": [
+                // Turned a quarter, the 30 mm wide box runs 30 mm down a 25 mm label.
+                [
+                  "type": "text", "x": 1, "y": 1, "width": 30, "height": 5, "text": "hi",
+                  "rotation": 90,
+                ]
+              ],
+            ]
+          ], "template.elements[0].width"
+        ),
+        (
+          "templates.save",
+          [
+            "template": [
+              "name": "t", "media": ["widthMM": 50, "lengthMM": 25],
+              "elements": [
+                ["type": "image", "x": 1, "y": 1, "width": 5, "height": 5, "png": "eA=="]
+              ],
+            ]
+          ], "template.elements[0].png"
         ),
         ("jobs.get", ["job": "seven"], "job"),
         ("jobs.list", ["states": ["printing"]], "states[0]"),

@@ -290,14 +290,23 @@ let shelfTemplate = """
     let zpl = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
     #expect(zpl.hasPrefix("^XA^CI28^PW400^LL200"))  // its 50 x 25 mm template at 203 dpi
     #expect(zpl.contains("^FDPencil^FS"))
-    // ...while a Brother QL label needs the rasteriser: 1007, and no file.
+    // ...and a Brother QL label is its raster job: the QL-820NWB's 400 NULs, ESC @.
     let rasterOut = daemon.directory.appendingPathComponent("out.ql").path
     let raster = try daemon.ctl(
       "render", "shelf", "--data", "name=Pencil", "--data", "barcode=4006381333931",
       "--printer", "sim:ql", "-o", rasterOut)
-    #expect(raster.status == 1)
-    #expect(raster.stderr.contains("(error 1007)"))
-    #expect(!FileManager.default.fileExists(atPath: rasterOut))
+    #expect(raster.status == 0, "\(raster.stderr)")
+    let job = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: rasterOut))) ?? Data())
+    #expect(job.prefix(402) == ArraySlice([UInt8](repeating: 0, count: 400) + [0x1B, 0x40]))
+    // preview writes the PNG of the label the printer gets: 50 x 25 mm at 300 dpi.
+    let pngOut = daemon.directory.appendingPathComponent("label.png").path
+    let preview = try daemon.ctl(
+      "preview", "shelf", "--data", "name=Pencil", "--data", "barcode=4006381333931",
+      "--printer", "sim:ql", "-o", pngOut)
+    #expect(preview.status == 0, "\(preview.stderr)")
+    let png = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: pngOut))) ?? Data())
+    #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    #expect(png.count > 33 && png[16..<24] == [0, 0, 0x02, 0x4F, 0, 0, 0x01, 0x27])  // 591 x 295
   }
 
   @Test func alertsFollow_sinceZero_showsAnAlertRaisedLater() throws {

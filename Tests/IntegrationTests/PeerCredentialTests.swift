@@ -12,9 +12,20 @@ import Testing
 @Suite(.enabled(if: getuid() == 0, "needs root to connect as another uid (run the tests as root)"))
 struct PeerCredentialTests {
   static let nobody: UInt32 = 65534
+  /// Debian's `nogroup` (nobody's group) and `users`.
+  static let nogroup: UInt32 = 65534
+  static let users: UInt32 = 100
 
-  /// Sends each request line as `nobody` and returns the response lines.
-  static func asNobody(_ socket: String, _ requests: [JSONValue]) throws -> [JSONValue] {
+  /// A daemon whose socket (mode 0660) belongs to group nogroup, so `nobody` may connect.
+  static let args = [
+    "--simulate", "zebra=zpl", "--simulate", "ql=brother-ql", "--socket-group", "nogroup",
+  ]
+
+  /// Sends each request line as `nobody` (group nogroup, plus `groups`) and returns the
+  /// response lines.
+  static func asNobody(_ socket: String, _ requests: [JSONValue], groups: [UInt32] = []) throws
+    -> [JSONValue]
+  {
     let script = """
       import socket, sys
       s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile('rwb')
@@ -28,7 +39,11 @@ struct PeerCredentialTests {
     p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
     p.arguments =
       [
-        "--reuid", "\(nobody)", "--regid", "\(nobody)", "--clear-groups",
+        "--reuid", "\(nobody)", "--regid", "\(nogroup)",
+      ]
+      + (groups.isEmpty
+        ? ["--clear-groups"] : ["--groups", groups.map(String.init).joined(separator: ",")])
+      + [
         "/usr/bin/python3", "-c", script, socket,
       ] + lines
     let out = Pipe()
@@ -46,7 +61,7 @@ struct PeerCredentialTests {
   }
 
   @Test func cancelRules_followTheJobOwnersUid() throws {
-    try withDaemon { d in
+    try withDaemon(Self.args) { d in
       chmod(d.directory.path, 0o755)  // let nobody reach the socket
       let root = try d.client()
       // A paused printer keeps every job pending, so there is something to cancel.
@@ -80,6 +95,59 @@ struct PeerCredentialTests {
       let canceled = try root.call("jobs.cancel", ["job": .int(other)], as: JobResult.self).job
       #expect(canceled.state == .canceled)
       #expect(canceled.owner.uid == Self.nobody)
+    }
+  }
+
+  /// The socket is 0660 and its group's; a peer of another uid in that group may print
+  /// but not use admin methods, nor cancel other people's jobs (1005).
+  @Test func socketIsGroupOnly_andAdminMethodsAreRefused() throws {
+    try withDaemon(Self.args) { d in
+      chmod(d.directory.path, 0o755)
+      var st = stat()
+      #expect(stat(d.socketPath, &st) == 0)
+      #expect(st.st_mode & 0o777 == 0o660)
+      #expect(st.st_gid == Self.nogroup)
+      let replies = try Self.asNobody(
+        d.socketPath,
+        [
+          Self.request(1, "printers.simulate", ["printer": "sim:zebra", "fault": "coverOpen"]),
+          Self.request(2, "printers.list", [:]),
+        ])
+      #expect(replies.count == 2)
+      #expect(replies[0]["error"]?["code"] == 1005)
+      #expect(replies[0]["error"]?["data"] == ["uid": .int(Int(Self.nobody))])
+      let message = replies[0]["error"]?["message"]?.stringValue ?? ""
+      #expect(message.contains("labeld-admin"))
+      #expect(replies[1]["result"]?["printers"]?.arrayValue?.count == 2)
+      // Nothing was injected.
+      let zebra = try d.client().call("printers.get", ["printer": "sim:zebra"])
+      #expect(zebra["printer"]?["reasons"] == [])
+    }
+  }
+
+  /// Members of the admin group — by a supplementary group, read with SO_PEERGROUPS — may
+  /// inject faults and cancel anyone's jobs.
+  @Test func adminGroupMembers_mayUseAdminMethods() throws {
+    try withDaemon(Self.args + ["--admin-group", "users"]) { d in
+      chmod(d.directory.path, 0o755)
+      let root = try d.client()
+      try root.call("printers.simulate", ["printer": "sim:zebra", "fault": "paused"])
+      let doc: JSONValue = ["format": "native", "data": base64("^XA^XZ")]
+      let rootJob = try root.call(
+        "jobs.submit", ["printer": "sim:zebra", "document": doc], as: JobResult.self
+      ).job
+      let replies = try Self.asNobody(
+        d.socketPath,
+        [
+          Self.request(1, "printers.simulate", ["printer": "sim:ql", "fault": "coverOpen"]),
+          Self.request(2, "jobs.cancel", ["job": .int(rootJob.id)]),
+        ], groups: [Self.users])
+      #expect(replies[0]["result"]?["printer"]?["reasons"] == ["coverOpen"])
+      #expect(replies[1]["result"]?["job"]?["state"] == "canceled")
+      // Without the supplementary group the same peer is refused.
+      let refused = try Self.asNobody(
+        d.socketPath, [Self.request(1, "printers.simulate", ["printer": "sim:ql", "fault": nil])])
+      #expect(refused.first?["error"]?["code"] == 1005)
     }
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LabelClient
 import LabelCore
+import LabelRender
 import Testing
 
 /// Templates printed on ZPL printers: the bytes that reach the (simulated) printer.
@@ -127,6 +128,39 @@ import Testing
       let zpl = String(decoding: Data(base64Encoded: r.data) ?? Data(), as: UTF8.self)
       #expect(zpl.hasPrefix("~SD22^XA^CI28"))
       #expect(zpl.contains("^MMP"))
+    }
+  }
+
+  /// A QR code without moduleWidth is fitted to its height on ZPL printers too: 25
+  /// modules (version 2) in 20 mm at 203 dpi is 6 dots a module, as the preview draws it.
+  @Test func qrWithoutModuleWidth_isFittedToItsHeight_inZPL() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      let template: JSONValue = [
+        "name": "qr", "media": ["widthMM": 50.8, "lengthMM": 25.4],
+        "elements": [
+          ["type": "barcode", "x": 2, "y": 2, "height": 20, "symbology": "qr", "data": "${url}"]
+        ],
+      ]
+      try c.call("templates.save", ["template": template])
+      let params: JSONValue = [
+        "template": "qr", "data": ["url": "https://example.com/p/1"], "printer": "sim:zebra",
+        "format": "native",
+      ]
+      let r = try c.call("labels.render", params, as: RenderResult.self)
+      let zpl = String(decoding: try #require(Data(base64Encoded: r.data)), as: UTF8.self)
+      #expect(zpl.contains("^FO16,16^BQN,2,6^FH_^FDMA,https://example.com/p/1^FS"))
+      let png: JSONValue = [
+        "template": "qr", "data": ["url": "https://example.com/p/1"], "printer": "sim:zebra",
+        "format": "png",
+      ]
+      let preview = try c.call("labels.render", png, as: RenderResult.self)
+      let bitmap = try PNGCodec.decodeBitmap(
+        [UInt8](try #require(Data(base64Encoded: preview.data))))
+      // The preview's symbol: 25 modules of 6 dots from (16, 16); its finder patterns'
+      // corners are dark, and the dot past them is white.
+      #expect(bitmap[16, 16] && bitmap[16 + 25 * 6 - 1, 16] && !bitmap[16 + 25 * 6, 16])
+      #expect(bitmap[16, 16 + 25 * 6 - 1] && !bitmap[16, 16 + 25 * 6])
     }
   }
 }

@@ -12,9 +12,10 @@ struct SimulatedPrinterSpecTests {
         == SimulatedPrinterSpec(
           name: "zebra", language: .zpl, dpi: 203, widthMM: 50.8, lengthMM: 25.4))
     let q = try SimulatedPrinterSpec.parse(
-      "ql=brother-ql,dpi=600,width=29,length=90,speed=30,accepting=no")
+      "ql=brother-ql,dpi=300,width=29,length=90,speed=30,model=ql-1060n,accepting=no")
     #expect(q.language == .brotherQL)
-    #expect(q.dpi == 600)
+    #expect(q.dpi == 300)
+    #expect(q.model == "QL-1060N")
     #expect(q.widthMM == 29 && q.lengthMM == 90)
     #expect(q.speed == 30)
     #expect(q.accepting == false)
@@ -26,7 +27,8 @@ struct SimulatedPrinterSpecTests {
     ("z=zpl,width=abc", "width=abc"),
     ("z=zpl,colour=red", "unknown option"), ("z=zpl,darkness=31", "darkness=31"),
     ("z=zpl,finish=fold", "tear, cut or peel"), ("z=zpl,speed", "needs a value"),
-    ("z=zpl,accepting=maybe", "yes or no"),
+    ("z=zpl,accepting=maybe", "yes or no"), ("q=brother-ql,dpi=203", "300 dpi"),
+    ("q=brother-ql,model=QL-9", "unknown Brother QL model"), ("z=zpl,model=QL-700", "brother-ql"),
   ])
   func rejects_withAMessageNamingThePart(text: String, fragment: String) {
     do {
@@ -55,7 +57,8 @@ struct DispatcherTests {
       channel: channel, printers: registry, products: ProductStore(store: store),
       templates: TemplateStore(store: store),
       jobs: JobService(jobs: jobs, printers: registry, channel: channel, saveErrors: saveErrors),
-      renderer: LabelRenderer(), saveErrors: saveErrors, log: log)
+      renderer: LabelRenderer(), saveErrors: saveErrors, access: AccessPolicy(adminGroup: nil),
+      log: log)
     let dispatcher = Dispatcher(services: services)
     let line = Array(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#.utf8)
     let reply = try #require(

@@ -13,8 +13,8 @@ struct AlertJournal {
   private(set) var active: [String: AlertEvent] = [:]
   /// The highest seq no longer retained (0 when nothing has been dropped).
   private(set) var droppedThrough: UInt64
-  let maxCount: Int
-  let maxAge: TimeInterval
+  var maxCount: Int
+  var maxAge: TimeInterval
 
   init(latestSeq: UInt64 = 0, maxCount: Int = 10_000, maxAge: TimeInterval = 7 * 86_400) {
     self.latestSeq = latestSeq

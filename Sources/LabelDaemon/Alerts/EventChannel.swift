@@ -137,6 +137,15 @@ final class EventChannel: Sendable {
   var active: [AlertEvent] { state.withLock { $0.journal.activeEvents } }
   var latestSeq: UInt64 { state.withLock { $0.journal.latestSeq } }
 
+  /// Changes how many alert events (and for how long) are kept for replay (SIGHUP); the
+  /// journal trims to the new limits with its next event.
+  func setRetention(count: Int, age: TimeInterval) {
+    state.withLock {
+      $0.journal.maxCount = max(1, count)
+      $0.journal.maxAge = age
+    }
+  }
+
   /// Queues the event for every alert subscriber. Called with the lock held: this is what
   /// puts one order on the channel.
   private func fanOut(_ event: AlertEvent, in s: inout State) {

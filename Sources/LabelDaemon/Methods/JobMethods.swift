@@ -43,7 +43,9 @@ extension Dispatcher {
       guard let language = queue.snapshot.language else {
         throw .unknownLanguage(queue.snapshot)
       }
-      document = .native(try services.renderer.convertPNG(documentBytes, language: language))
+      document = .native(
+        try services.renderer.convertPNG(
+          documentBytes, for: queue.snapshot, language: language, settings: queue.labelSettings))
     } else {
       document = .native(documentBytes)
     }
@@ -54,7 +56,8 @@ extension Dispatcher {
 
   func jobsCancel(_ p: Params, _ context: RequestContext) async throws(RPCError) -> Reply {
     let id = try p.int("job", in: 1...Int.max)
-    return .result(JobResult(job: try await services.jobs.cancel(id, by: context.peer)))
+    return .result(
+      JobResult(job: try await services.jobs.cancel(id, by: context.peer, access: services.access)))
   }
 
   func jobsList(_ p: Params) async throws(RPCError) -> Reply {

@@ -7,8 +7,9 @@ extension Dispatcher {
     return .result(PrinterResult(printer: queue.snapshot))
   }
 
-  /// Injects (or, with `fault: null`, clears) a fault on a simulated printer.
-  func printersSimulate(_ p: Params) async throws(RPCError) -> Reply {
+  /// Injects (or, with `fault: null`, clears) a fault on a simulated printer. An admin
+  /// method: others get 1005.
+  func printersSimulate(_ p: Params, _ context: RequestContext) async throws(RPCError) -> Reply {
     let id = try p.string("printer")
     guard p.values.keys.contains("fault") else {
       throw .invalidParams(field: "fault", reason: "is required (a Reason, or null to clear)")
@@ -21,6 +22,7 @@ extension Dispatcher {
       }
       fault = reason
     }
+    try services.access.requireAdmin(context.peer, "printers.simulate")
     guard let queue = services.printers.queue(id) else { throw .printerNotFound(id) }
     guard queue.isSimulated else {
       throw .unsupported(

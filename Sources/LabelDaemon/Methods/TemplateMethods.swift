@@ -12,6 +12,9 @@ extension Dispatcher {
 
   func templatesSave(_ p: Params) async throws(RPCError) -> Reply {
     let template = try p.decode("template", as: Template.self)
+    if let raw = p.values["template"], let unknown = TemplateKeys.unknownMember(in: raw) {
+      throw .invalidParams(unknown.nested(under: "template"))
+    }
     do throws(FieldError) { try template.validate() } catch {
       throw .invalidParams(error.nested(under: "template"))
     }
@@ -32,12 +35,10 @@ extension Dispatcher {
     guard let format = LabelRenderer.Format(rawValue: formatName) else {
       throw .invalidParams(field: "format", reason: "must be \"png\" or \"native\"")
     }
-    let (language, dpi, settings) = try target(p)
+    let target = try target(p)
     let template = try await templateNamed(name)
     let data = try await templateData(p)
-    return .result(
-      try services.renderer.render(
-        template, data: data, language: language, dpi: dpi, format: format, settings: settings))
+    return .result(try services.renderer.render(template, data: data, for: target, format: format))
   }
 
   /// The template `name`, or 1006.
@@ -65,12 +66,14 @@ extension Dispatcher {
   }
 
   /// The language and resolution to render for: a printer's, or `language` (default dpi).
-  private func target(_ p: Params) throws(RPCError) -> (PrinterLanguage, Int, LabelSettings) {
+  private func target(_ p: Params) throws(RPCError) -> LabelRenderer.Target {
     if let id = try p.optionalString("printer") {
       guard let queue = services.printers.queue(id) else { throw .printerNotFound(id) }
       let printer = queue.snapshot
       guard let language = printer.language else { throw .unknownLanguage(printer) }
-      return (language, printer.dpi, queue.labelSettings)
+      return LabelRenderer.Target(
+        language: language, dpi: printer.dpi, media: printer.media,
+        settings: queue.labelSettings)
     }
     guard let name = try p.optionalString("language") else {
       throw .invalidParams(field: "printer", reason: "either printer or language is required")
@@ -81,6 +84,6 @@ extension Dispatcher {
         field: "language", reason: "unknown language \"\(name)\" (one of \(known))")
     }
     let dpi = try p.optionalInt("dpi", in: 100...1200) ?? (language == .zpl ? 203 : 300)
-    return (language, dpi, LabelSettings())
+    return LabelRenderer.Target(language: language, dpi: dpi, media: nil)
   }
 }

@@ -1,15 +1,29 @@
 import Foundation
 import LabelCore
 import LabelLanguages
+import LabelRender
 
-/// Turns a template and its data into a printer's bytes or a preview.
+/// Turns a template and its data into a printer's bytes or a preview, and PNG documents
+/// into a printer's bytes.
 ///
-/// ZPL printers get native ZPL II (text and barcodes drawn by the printer). Brother QL
-/// raster and PNG previews need the rasteriser, which comes with the rendering work; until
-/// then they answer 1007, after the request has been checked in full, so clients see their
-/// real mistakes first.
+/// ZPL printers get native ZPL II (text and barcodes drawn by the printer; image elements
+/// as `^GFA` graphics). Brother QL printers get the rasterised label: the template drawn
+/// at 300 dpi and cut to the roll's printable area. A PNG preview for a printer is that
+/// printer's label: for a Brother QL, the very bitmap it prints, with the unprintable
+/// margins left white.
 struct LabelRenderer: Sendable {
   enum Format: String, Sendable { case png, native }
+
+  let rasteriser = LabelRasteriser()
+
+  /// What a label is rendered for: a printer, or just a language and a resolution.
+  struct Target: Sendable {
+    var language: PrinterLanguage
+    var dpi: Int
+    /// The printer's media; nil renders for the template's own size.
+    var media: Media?
+    var settings: LabelSettings = LabelSettings()
+  }
 
   /// Checks every `${field}` the template uses has a value (`data.<name>` otherwise).
   func resolve(_ template: Template, data: [String: String]) throws(RPCError) {
@@ -20,37 +34,32 @@ struct LabelRenderer: Sendable {
     }
   }
 
-  /// One copy of `template` for `language` at `dpi`.
-  func render(
-    _ template: Template, data: [String: String], language: PrinterLanguage, dpi: Int,
-    format: Format, settings: LabelSettings = LabelSettings()
-  ) throws(RPCError) -> RenderResult {
+  /// One copy of `template` for `target`, as a preview or the printer's bytes.
+  func render(_ template: Template, data: [String: String], for target: Target, format: Format)
+    throws(RPCError) -> RenderResult
+  {
     try resolve(template, data: data)
     switch format {
-    case .native:
-      switch language {
-      case .zpl:
-        let zpl: String
-        do {
-          let options = ZPLOptions(
-            dpi: dpi, darkness: settings.darkness,
-            mode: settings.finish.flatMap { ["tear": .tear, "cut": .cut, "peel": .peel][$0] })
-          zpl = try ZPLEncoder.label(template, data: data, options: options)
-        } catch {
-          throw .invalidParams(field: error.field, reason: error.reason)
-        }
-        return RenderResult(
-          format: "native", mediaType: "application/vnd.zebra-zpl",
-          data: Data(zpl.utf8).base64EncodedString(),
-          width: Int((template.media.widthMM * Double(dpi) / 25.4).rounded()),
-          height: Int((template.media.lengthMM * Double(dpi) / 25.4).rounded()))
-      case .brotherQL:
-        throw .unsupported(
-          "Brother QL labels are raster images and need the rasteriser, which this version of labeld does not have yet"
-        )
-      }
     case .png:
-      throw .unsupported("PNG previews are not available in this version of labeld")
+      let bitmap = try preview(template, data: data, for: target)
+      let png: [UInt8]
+      do { png = try PNGCodec.encode(bitmap) } catch {
+        throw .internalError("cannot encode the preview: \(error.message)")
+      }
+      return RenderResult(
+        format: "png", mediaType: "image/png", data: Data(png).base64EncodedString(),
+        width: bitmap.width, height: bitmap.height)
+    case .native:
+      let bytes = try native(template, data: data, for: target)
+      let mediaType =
+        switch target.language {
+        case .zpl: "application/vnd.zebra-zpl"
+        case .brotherQL: "application/vnd.brother-ql-raster"
+        }
+      return RenderResult(
+        format: "native", mediaType: mediaType, data: Data(bytes).base64EncodedString(),
+        width: dotsAt(template.media.widthMM, target.dpi),
+        height: dotsAt(template.media.lengthMM, target.dpi))
     }
   }
 
@@ -66,19 +75,206 @@ struct LabelRenderer: Sendable {
           + "\(media.widthMM) mm media loaded")
     }
     guard let language = printer.language else { throw .unknownLanguage(printer) }
-    let rendered = try render(
-      template, data: data, language: language, dpi: printer.dpi, format: .native,
-      settings: settings)
-    guard let bytes = Data(base64Encoded: rendered.data) else {
-      throw .internalError("renderer produced invalid base64")
-    }
-    return .native([UInt8](bytes))
+    try resolve(template, data: data)
+    let target = Target(
+      language: language, dpi: printer.dpi, media: printer.media, settings: settings)
+    return .native(try native(template, data: data, for: target))
   }
 
-  /// Decodes a PNG document into the printer's bytes.
-  func convertPNG(_ png: [UInt8], language: PrinterLanguage) throws(RPCError) -> [UInt8] {
-    throw .unsupported(
-      "PNG documents cannot be printed by this version of labeld; send native \(language.rawValue) bytes"
-    )
+  /// A PNG document as `printer`'s bytes: one pixel per dot, placed at the top-left of the
+  /// printable area, black where a pixel is darker than half (transparent is white).
+  /// Larger than the media → 1007 saying by how much; not a PNG → -32602.
+  func convertPNG(
+    _ png: [UInt8], for printer: Printer, language: PrinterLanguage, settings: LabelSettings
+  ) throws(RPCError) -> [UInt8] {
+    // The size comes from the header: an image too large is refused before it is decoded.
+    let size: (width: Int, height: Int)
+    do { size = try PNGCodec.size(of: png) } catch {
+      throw .invalidParams(field: "document.data", reason: error.message)
+    }
+    let target = Target(
+      language: language, dpi: printer.dpi, media: printer.media, settings: settings)
+    switch language {
+    case .zpl:
+      if let media = printer.media {
+        let width = dotsAt(media.widthMM, printer.dpi)
+        let length = media.lengthMM > 0 ? dotsAt(media.lengthMM, printer.dpi) : nil
+        if size.width > width || length.map({ size.height > $0 }) == true {
+          throw .unsupported(
+            "the PNG is \(size.width) x \(size.height) pixels but \(printer.id)'s "
+              + "\(mediaName(media)) label is \(width) x \(length.map(String.init) ?? "any") "
+              + "dots at \(printer.dpi) dpi; send an image no larger, at one pixel per dot")
+        }
+      }
+      let bitmap = try decode(png)
+      do {
+        return try zplDriver(target).encode(
+          pages: [bitmap], media: printer.media ?? Media(widthMM: 0, lengthMM: 0),
+          dpi: printer.dpi)
+      } catch {
+        throw .unsupported(error.message)
+      }
+    case .brotherQL:
+      let (driver, roll, media) = try brotherQL(target)
+      let lengthLimit =
+        roll.kind == .dieCut ? roll.printableLength : driver.ql.lineRange.upperBound
+      if size.width > roll.printableWidth || size.height > lengthLimit {
+        throw .unsupported(
+          "the PNG is \(size.width) x \(size.height) pixels but \(printer.id)'s \(roll.id) mm "
+            + "roll prints \(roll.printableWidth) dots across and at most \(lengthLimit) lines "
+            + "at 300 dpi; send an image no larger, at one pixel per dot")
+      }
+      return try encodeQL([try decode(png)], driver: driver, media: media, dpi: target.dpi)
+    }
+  }
+
+  private func decode(_ png: [UInt8]) throws(RPCError) -> Bitmap {
+    do { return try PNGCodec.decodeBitmap(png) } catch {
+      throw .invalidParams(field: "document.data", reason: error.message)
+    }
+  }
+
+  // MARK: - Languages
+
+  private func native(_ template: Template, data: [String: String], for target: Target)
+    throws(RPCError) -> [UInt8]
+  {
+    switch target.language {
+    case .zpl:
+      var images: [Int: Bitmap] = [:]
+      for (index, element) in template.elements.enumerated() {
+        guard case .image(let image) = element else { continue }
+        images[index] = try labelError { () throws(LabelError) in
+          try rasteriser.render(image, dpi: target.dpi, path: "elements[\(index)]")
+        }
+      }
+      let sized = try fittingQRCodes(template, data: data, dpi: target.dpi)
+      let zpl = try labelError { () throws(LabelError) in
+        try ZPLEncoder.label(sized, data: data, options: zplOptions(target), images: images)
+      }
+      return Array(zpl.utf8)
+    case .brotherQL:
+      let (driver, roll, media) = try brotherQL(target, template: template)
+      let page = try printedArea(template, data: data, roll: roll).page
+      return try encodeQL([page], driver: driver, media: media, dpi: target.dpi)
+    }
+  }
+
+  /// QR codes without a `moduleWidth` get the module that fits their `height`, as the
+  /// rasteriser draws them, so a ZPL printer's `^BQ` symbol has the same size.
+  private func fittingQRCodes(_ template: Template, data: [String: String], dpi: Int)
+    throws(RPCError) -> Template
+  {
+    var out = template
+    for (index, element) in template.elements.enumerated() {
+      guard case .barcode(var b) = element, b.symbology == .qr, b.moduleWidth == nil,
+        case .success(let value) = Placeholders.fill(b.data, from: data)
+      else { continue }
+      let modules: Int
+      do throws(LabelError) {
+        modules = try SymbolSize.qrModules(value)
+      } catch {
+        throw .invalidParams(field: "elements[\(index)].data", reason: error.reason)
+      }
+      let dots = max(1, dotsAt(b.height, dpi) / max(1, modules))
+      b.moduleWidth = Double(dots) * 25.4 / Double(dpi)
+      out.elements[index] = .barcode(b)
+    }
+    return out
+  }
+
+  /// The label as a picture: for Brother QL, exactly what it prints.
+  private func preview(_ template: Template, data: [String: String], for target: Target)
+    throws(RPCError) -> Bitmap
+  {
+    switch target.language {
+    case .zpl:
+      return try labelError { () throws(LabelError) in
+        try rasteriser.render(template, data: data, dpi: target.dpi)
+      }
+    case .brotherQL:
+      let (_, roll, _) = try brotherQL(target, template: template)
+      return try printedArea(template, data: data, roll: roll).preview
+    }
+  }
+
+  /// The template drawn at 300 dpi, cut to the roll's printable area (centred on the
+  /// label): the page a Brother QL prints, and the full label with white margins.
+  private func printedArea(_ template: Template, data: [String: String], roll: BrotherQLMedia)
+    throws(RPCError) -> (page: Bitmap, preview: Bitmap)
+  {
+    let full = try labelError { () throws(LabelError) in
+      try rasteriser.render(template, data: data, dpi: 300)
+    }
+    let width = min(full.width, roll.printableWidth)
+    let x0 = (full.width - width) / 2
+    let height = roll.kind == .dieCut ? min(full.height, roll.printableLength) : full.height
+    let y0 = (full.height - height) / 2
+    var page = Bitmap(width: width, height: height)
+    var preview = Bitmap(width: full.width, height: full.height)
+    for y in 0..<height {
+      for x in 0..<width where full[x0 + x, y0 + y] {
+        page[x, y] = true
+        preview[x0 + x, y0 + y] = true
+      }
+    }
+    return (page, preview)
+  }
+
+  private func zplOptions(_ target: Target) -> ZPLOptions {
+    ZPLOptions(
+      dpi: target.dpi, darkness: target.settings.darkness,
+      mode: target.settings.finish.flatMap { ["tear": .tear, "cut": .cut, "peel": .peel][$0] })
+  }
+
+  private func zplDriver(_ target: Target) -> ZPLDriver {
+    ZPLDriver(options: zplOptions(target))
+  }
+
+  /// The Brother QL driver and roll for `target`: the printer's model (QL-820NWB unless
+  /// configured) and its loaded media, or a roll as wide as the template.
+  private func brotherQL(_ target: Target, template: Template? = nil) throws(RPCError)
+    -> (BrotherQLDriver, BrotherQLMedia, Media)
+  {
+    let name = target.settings.model ?? LabelSettings.defaultBrotherQLModel
+    guard let entry = DriverTable.models.first(where: { $0.name == name }) else {
+      throw .unsupported("no Brother QL driver for model \(name)")
+    }
+    let media =
+      target.media
+      ?? Media(widthMM: template?.media.widthMM ?? 62, lengthMM: 0, kind: "continuous")
+    do {
+      let driver = try BrotherQLDriver(model: entry)
+      return (driver, try driver.roll(for: media), media)
+    } catch {
+      throw .unsupported(error.message)
+    }
+  }
+
+  private func encodeQL(_ pages: [Bitmap], driver: BrotherQLDriver, media: Media, dpi: Int)
+    throws(RPCError) -> [UInt8]
+  {
+    guard dpi == 300 else {
+      throw .unsupported("Brother QL raster is printed at 300 dpi, not \(dpi)")
+    }
+    do {
+      return try driver.encode(pages: pages, media: media, dpi: 300)
+    } catch {
+      throw .unsupported(error.message)
+    }
+  }
+
+  private func mediaName(_ media: Media) -> String {
+    media.lengthMM == 0
+      ? "\(media.widthMM) mm continuous" : "\(media.widthMM) x \(media.lengthMM) mm"
+  }
+
+  private func labelError<T>(_ body: () throws(LabelError) -> T) throws(RPCError) -> T {
+    do { return try body() } catch {
+      throw .invalidParams(field: error.field, reason: error.reason)
+    }
   }
 }
+
+/// Millimetres to whole dots.
+func dotsAt(_ mm: Double, _ dpi: Int) -> Int { Int((mm * Double(dpi) / 25.4).rounded()) }

@@ -43,6 +43,11 @@ struct LabelSettings: Sendable, Equatable {
   var darkness: Int?
   /// "tear", "cut" or "peel".
   var finish: String?
+  /// The driver model raster labels are encoded for (Brother QL: "QL-820NWB").
+  var model: String?
+
+  /// The Brother QL model a printer is taken to be when nothing says otherwise.
+  static let defaultBrotherQLModel = "QL-820NWB"
 }
 
 extension PrinterTransport {

@@ -1,8 +1,11 @@
 import Foundation
 import LabelCore
+import LabelLanguages
 
 /// A `--simulate` specification: `NAME=LANGUAGE[,dpi=N][,width=MM][,length=MM]
-/// [,speed=LABELS_PER_MIN][,accepting=yes|no]`.
+/// [,speed=LABELS_PER_MIN][,darkness=0-30][,finish=tear|cut|peel][,model=NAME]
+/// [,accepting=yes|no]`. Brother QL printers are 300 dpi; `model` names the Brother QL
+/// model whose raster they take (default QL-820NWB).
 public struct SimulatedPrinterSpec: Sendable, Equatable {
   public var name: String
   public var language: PrinterLanguage
@@ -16,6 +19,8 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
   public var darkness: Int?
   /// How labels are finished (ZPL `^MM`); nil: the printer's own setting.
   public var finish: String?
+  /// The Brother QL model simulated (its raster geometry); nil: QL-820NWB.
+  public var model: String?
 
   public init(
     name: String, language: PrinterLanguage, dpi: Int? = nil, widthMM: Double? = nil,
@@ -65,7 +70,19 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
         guard [152, 200, 203, 300, 600].contains(Int(d)) else {
           throw SpecError("\(name): dpi must be 152, 200, 203, 300 or 600")
         }
+        guard language != .brotherQL || Int(d) == 300 else {
+          throw SpecError("\(name): Brother QL printers print at 300 dpi")
+        }
         spec.dpi = Int(d)
+      case "model":
+        guard language == .brotherQL, let model = BrotherQLModel.named(value) else {
+          let known = BrotherQLModel.all.map(\.name).joined(separator: ", ")
+          throw SpecError(
+            language == .brotherQL
+              ? "\(name): unknown Brother QL model \"\(value)\" (one of \(known))"
+              : "\(name): model= applies to brother-ql printers")
+        }
+        spec.model = model.name
       case "width": spec.widthMM = try number(5...300)
       case "length": spec.lengthMM = try number(0...2000)
       case "speed": spec.speed = try number(0...10_000)
@@ -83,7 +100,7 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
         spec.accepting = b
       default:
         throw SpecError(
-          "\(name): unknown option \"\(key)\" (dpi, width, length, speed, darkness, finish, accepting)"
+          "\(name): unknown option \"\(key)\" (dpi, width, length, speed, darkness, finish, model, accepting)"
         )
       }
     }
@@ -114,7 +131,7 @@ struct SimulatedPrinter: PrinterTransport {
     let model =
       switch spec.language {
       case .zpl: "Simulated ZPL printer"
-      case .brotherQL: "Simulated Brother QL"
+      case .brotherQL: "Simulated Brother \(spec.model ?? LabelSettings.defaultBrotherQLModel)"
       }
     return Printer(
       id: "sim:\(spec.name)", name: spec.name, transport: .sim, model: model,
@@ -128,7 +145,7 @@ struct SimulatedPrinter: PrinterTransport {
   var isSimulated: Bool { true }
 
   var labelSettings: LabelSettings {
-    LabelSettings(darkness: spec.darkness, finish: spec.finish)
+    LabelSettings(darkness: spec.darkness, finish: spec.finish, model: spec.model)
   }
 
   /// Where a job's output goes.

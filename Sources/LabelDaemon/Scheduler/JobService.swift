@@ -46,14 +46,17 @@ struct JobService: Sendable {
     return job
   }
 
-  /// Cancels a job. Only its owner or root may cancel it (1005 otherwise); cancelling a job
-  /// that already ended returns it unchanged.
-  func cancel(_ id: Int, by peer: PeerCredentials) async throws(RPCError) -> Job {
+  /// Cancels a job. Only its owner or an administrator may cancel it (1005 otherwise);
+  /// cancelling a job that already ended returns it unchanged.
+  func cancel(_ id: Int, by peer: PeerCredentials, access: AccessPolicy) async throws(RPCError)
+    -> Job
+  {
     let job = try get(id)
-    guard peer.uid == 0 || peer.uid == job.owner.uid else {
+    guard peer.uid == job.owner.uid || access.isAdmin(peer) else {
       throw .notPermitted(
         uid: peer.uid,
-        "job \(id) belongs to uid \(job.owner.uid); only its owner or root may cancel it")
+        "job \(id) belongs to uid \(job.owner.uid); only its owner or an administrator may cancel it"
+      )
     }
     if job.state.isTerminal { return job }
     if let queue = printers.queue(job.printer), let updated = await queue.cancel(id) {

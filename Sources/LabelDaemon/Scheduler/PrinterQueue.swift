@@ -24,6 +24,8 @@ actor PrinterQueue {
   private var faults: [Reason] = []
   private var waiters: [CheckedContinuation<Void, Never>] = []
   private var worker: Task<Void, Never>?
+  /// Set by `drain()`: finish the label in progress, start no other.
+  private var draining = false
   private var monitor: Task<Void, Never>?
   /// The printer as last published, readable without hopping onto the actor.
   private nonisolated let published: Mutex<Printer>
@@ -60,6 +62,16 @@ actor PrinterQueue {
     worker?.cancel()
     currentSend?.cancel()
     wake()
+  }
+
+  /// Stops printing gracefully: the label being printed is finished, no other is started,
+  /// and a job part-way through goes back to `pending` with its copies counted (the next
+  /// run resumes it at the next copy). Returns when the worker has stopped; `stop()`
+  /// cuts a drain short.
+  func drain() async {
+    draining = true
+    wake()
+    await worker?.value
   }
 
   /// Takes back the unfinished jobs of a previous run, oldest first. A job that was being
@@ -111,6 +123,16 @@ actor PrinterQueue {
     wake()
   }
 
+  /// Publishes the printer again after its transport's description changed (loaded media);
+  /// `force` publishes it even when unchanged (a printer that just appeared).
+  func republish(force: Bool = false) {
+    if force { channel.publish(printer: snapshot) }
+    publishPrinter()
+  }
+
+  /// No job is printing or waiting.
+  var isIdle: Bool { current == nil && fifo.isEmpty }
+
   /// Cancels a job of this printer: a waiting one at once, the printing one after the label
   /// in progress stops. Returns the job as it then stands, nil if it is not ours.
   func cancel(_ jobID: Int) async -> Job? {
@@ -133,7 +155,7 @@ actor PrinterQueue {
   // MARK: the worker
 
   private func run() async {
-    while !Task.isCancelled {
+    while !Task.isCancelled && !draining {
       guard let next = fifo.first else {
         await waitForChange()
         continue
@@ -179,6 +201,12 @@ actor PrinterQueue {
     var state = JobState.processing
     while printed < copies {
       if cancelRequested.contains(jobID) { break }
+      if draining {
+        if state == .processing { _ = await updateJob(jobID) { $0.state = .pending } }
+        log.info(
+          "printer \(id) job \(jobID): requeued at copy \(printed + 1) of \(copies) for shutdown")
+        return
+      }
       if let fault = faults.first {
         if fault.abortsJob {
           await abort(jobID, reason: fault)
@@ -216,10 +244,11 @@ actor PrinterQueue {
         continue
       } catch {
         currentSend = nil
-        // labeld is stopping: the job stays as it is and resumes on restart (sending it
-        // again now could print a copy twice).
-        if Task.isCancelled { return }
-        continue  // cancelled: the loop sees the request
+        // Cancelled: by jobs.cancel (the loop sees the request), or by a shutdown whose
+        // deadline passed mid-label (the job stays `processing`: the next run's
+        // --interrupted-jobs policy decides about the interrupted copy).
+        if Task.isCancelled && !cancelRequested.contains(jobID) { return }
+        continue
       }
       printed += 1
       _ = await updateJob(jobID) { [printed] in $0.printed = printed }

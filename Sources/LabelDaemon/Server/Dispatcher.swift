@@ -79,9 +79,14 @@ final class Dispatcher: Sendable {
       return .result(PrintersResult(printers: services.printers.printers))
     case .printersRefresh:
       await services.cups?.refresh()
+      await services.usb?.rescan()
       return .result(PrintersResult(printers: services.printers.printers))
+    case .devicesList:
+      return .result(
+        await services.usb?.devices()
+          ?? DevicesResult(enabled: false, message: "USB is switched off", devices: []))
     case .printersGet: return try printersGet(p)
-    case .printersSimulate: return try await printersSimulate(p)
+    case .printersSimulate: return try await printersSimulate(p, context)
     case .productsSave: return try await productsSave(p, context)
     case .productsGet: return try await productsGet(p)
     case .productsDelete: return try await productsDelete(p)

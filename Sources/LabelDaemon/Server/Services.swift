@@ -9,9 +9,12 @@ struct Services: Sendable {
   let jobs: JobService
   let renderer: LabelRenderer
   let saveErrors: SaveErrors
+  let access: AccessPolicy
   /// Nil when CUPS is off (`--no-cups`).
   var cups: CUPSDiscovery? = nil
   let log: Logger
+  /// USB discovery; nil when labeld runs without USB.
+  var usb: USBMonitor? = nil
 
   func product(_ sku: String) async throws(RPCError) -> Product? {
     try await read { () async throws(SaveFailure) in try await products.get(sku) }

@@ -84,6 +84,10 @@ final class StateStore: @unchecked Sendable {
     }
   }
 
+  /// Calls `done` on the store's queue after everything queued so far (the watchdog's
+  /// proof that the queue moves, whether or not the database is open).
+  func ping(_ done: @escaping @Sendable () -> Void) { queue.async { done() } }
+
   /// Waits until everything queued so far has run (shutdown, tests).
   func drain() { queue.sync {} }
 

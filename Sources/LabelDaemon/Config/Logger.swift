@@ -50,13 +50,28 @@ public final class MemorySink: LogSink {
 }
 
 /// A small value-type logger: messages are autoclosures, built only when the level is on.
+/// Copies share one level, so a reload (SIGHUP) changes it everywhere at once.
 public struct Logger: Sendable {
-  public var level: LogLevel
+  private let sharedLevel: SharedLevel
   public var sink: any LogSink
 
+  public var level: LogLevel {
+    get { sharedLevel.value }
+    nonmutating set { sharedLevel.value = newValue }
+  }
+
   public init(level: LogLevel = .info, sink: any LogSink = StderrSink()) {
-    self.level = level
+    self.sharedLevel = SharedLevel(level)
     self.sink = sink
+  }
+
+  private final class SharedLevel: Sendable {
+    private let raw: Atomic<Int>
+    init(_ level: LogLevel) { raw = Atomic(level.rawValue) }
+    var value: LogLevel {
+      get { LogLevel(rawValue: raw.load(ordering: .relaxed)) ?? .info }
+      set { raw.store(newValue.rawValue, ordering: .relaxed) }
+    }
   }
 
   @inline(__always)

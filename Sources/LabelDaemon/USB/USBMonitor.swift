@@ -1,0 +1,252 @@
+import Foundation
+import LabelCore
+import LabelLanguages
+import LabelUSB
+import Synchronization
+
+/// USB settings of the daemon.
+public struct USBSettings: Sendable, Equatable {
+  /// Whether labeld looks for USB printers at all (`--no-usb` turns it off).
+  public var enabled = true
+  public var timeouts = USBTimeouts()
+  /// Status polls while a fault is held (first interval; it grows to `maxFaultPoll`).
+  public var faultPoll: Duration = .milliseconds(500)
+  public var maxFaultPoll: Duration = .seconds(5)
+  /// Status polls of an idle printer.
+  public var idlePoll: Duration = .seconds(30)
+  /// Rescans of the bus when libusb has no hotplug (and as a safety net when it does).
+  public var rescan: Duration = .seconds(5)
+  public init() {}
+}
+
+/// Finds USB printers and keeps the registry in step with the bus: a printer appears
+/// when plugged in (a `printer` notification), is marked `disconnected` when unplugged
+/// (its jobs wait), and is the same printer, with the same id, when plugged in again.
+/// Each printer has a poller that asks it for its status while a fault is held (which is
+/// what clears the fault) and now and then when idle.
+actor USBMonitor {
+  private let settings: USBSettings
+  private let registry: PrinterRegistry
+  private let jobs: JobStore
+  private let channel: EventChannel
+  private let log: Logger
+  private var bus: USBBus?
+  /// Why USB is off, for `devices.list`.
+  private(set) var unavailable: String?
+  private var printers: [String: Entry] = [:]
+  private var lastScan: [USBCandidate] = []
+  private var scanning = false
+  private var scanAgain = false
+  private var rescanTask: Task<Void, Never>?
+
+  private struct Entry {
+    let transport: USBPrinter
+    let queue: PrinterQueue
+    let poller: Task<Void, Never>
+    var kick: Wakeup { transport.kick }
+  }
+
+  init(
+    settings: USBSettings, registry: PrinterRegistry, jobs: JobStore, channel: EventChannel,
+    log: Logger
+  ) {
+    self.settings = settings
+    self.registry = registry
+    self.jobs = jobs
+    self.channel = channel
+    self.log = log
+    if !settings.enabled { unavailable = "USB is switched off (--no-usb)" }
+  }
+
+  /// Opens the bus and discovers what is plugged in now. Without a usable bus (no usbfs,
+  /// a container) labeld goes on without USB and says why.
+  func start() async {
+    guard settings.enabled else { return }
+    do {
+      bus = try USBBus { [weak self] in
+        guard let self else { return }
+        Task { await self.rescan() }
+      }
+    } catch {
+      unavailable = "no USB bus to use: \(error)"
+      log.info("USB: \(unavailable!); USB printers are not looked for")
+      return
+    }
+    _ = await rescan()
+    let interval = bus?.hasHotplug == true ? max(settings.rescan, .seconds(30)) : settings.rescan
+    log.info(
+      "USB: \(bus?.hasHotplug == true ? "hotplug events" : "no hotplug; rescanning every \(interval)"), "
+        + "\(printers.count) printer(s)")
+    rescanTask = Task { [weak self] in
+      while !Task.isCancelled {
+        try? await Task.sleep(for: interval)
+        _ = await self?.rescan()
+      }
+    }
+  }
+
+  func stop() {
+    rescanTask?.cancel()
+    for entry in printers.values {
+      entry.poller.cancel()
+      entry.kick.signal()
+    }
+    bus?.stop()
+  }
+
+  /// The devices as last seen (after a fresh scan).
+  func devices() async -> DevicesResult {
+    if bus != nil { _ = await rescan() }
+    return DevicesResult(
+      enabled: bus != nil, message: unavailable, devices: lastScan.map(\.info))
+  }
+
+  /// Looks at the bus again and brings the registry in step. Scans never overlap: one
+  /// asked for during a scan runs right after it.
+  @discardableResult
+  func rescan() async -> Int {
+    guard let bus else { return 0 }
+    if scanning {
+      scanAgain = true
+      return printers.count
+    }
+    scanning = true
+    defer { scanning = false }
+    repeat {
+      scanAgain = false
+      var known: [USBDeviceKey: USBCandidate] = [:]
+      for entry in printers.values {
+        if let key = entry.transport.deviceKey,
+          let cached = lastScan.first(where: { $0.key == key })
+        {
+          known[key] = cached
+        }
+      }
+      let found: [USBCandidate]
+      do {
+        found = try await onQueue(bus.queue) { [known] in
+          try USBProbe.scan(context: bus.context, known: known)
+        }
+      } catch {
+        log.warning("USB: cannot list devices: \(error)")
+        return printers.count
+      }
+      lastScan = found
+      await apply(found)
+    } while scanAgain
+    return printers.count
+  }
+
+  private func apply(_ found: [USBCandidate]) async {
+    var present: Set<String> = []
+    for candidate in found {
+      guard let model = candidate.model else { continue }
+      let id = candidate.printerID
+      guard !present.contains(id) else { continue }
+      present.insert(id)
+      if let entry = printers[id] {
+        if entry.transport.deviceKey != candidate.key {
+          entry.transport.attach(candidate.device, interface: candidate.interface)
+          log.notice("USB: \(id) is back at \(candidate.info.port)")
+          entry.kick.signal()
+        }
+        continue
+      }
+      await add(candidate, model: model)
+    }
+    for (id, entry) in printers where !present.contains(id) && entry.transport.isAttached {
+      entry.transport.detach()
+      log.notice("USB: \(id) was unplugged")
+      await entry.queue.setFaults([.disconnected])
+    }
+  }
+
+  private func add(_ candidate: USBCandidate, model: ModelEntry) async {
+    let transport = USBPrinter(
+      candidate: candidate, model: model, timeouts: settings.timeouts, log: log)
+    // Its loaded media and faults are known before it is listed (one bounded status wait).
+    let first = await transport.poll()
+    let queue = PrinterQueue(transport: transport, jobs: jobs, channel: channel, log: log)
+    transport.link.bind(queue)
+    if let faults = first.faults, !faults.isEmpty { await queue.setFaults(faults) }
+    registry.add(queue)
+    let poller = Task { [settings] in
+      await Self.poll(transport, queue: queue, kick: transport.kick, settings: settings)
+    }
+    printers[candidate.printerID] = Entry(transport: transport, queue: queue, poller: poller)
+    log.notice(
+      "USB: \(candidate.printerID) is a \(transport.descriptor.model) at \(candidate.info.port) "
+        + "(\(candidate.info.message))")
+    Task {
+      await queue.start()
+      await queue.republish(force: true)
+    }
+  }
+
+  /// A printer's poller: right away when kicked (attached, replugged), often while a
+  /// fault is held, rarely when all is well.
+  private static func poll(
+    _ transport: USBPrinter, queue: PrinterQueue, kick: Wakeup, settings: USBSettings
+  ) async {
+    var faultWait = settings.faultPoll
+    while !Task.isCancelled {
+      let faulted = !queue.snapshot.reasons.isEmpty
+      let kicked = await kick.wait(timeout: faulted ? faultWait : settings.idlePoll)
+      faultWait =
+        faulted && !kicked ? min(faultWait * 3 / 2, settings.maxFaultPoll) : settings.faultPoll
+      if Task.isCancelled { return }
+      guard transport.isAttached else { continue }
+      if await queue.isIdle { transport.forgetNeeds() }
+      let poll = await transport.poll()
+      guard let faults = poll.faults, poll.generation == transport.generation else { continue }
+      await queue.setFaults(faults)
+    }
+  }
+}
+
+/// A wake-up call for a loop that otherwise sleeps: `wait` returns true when signalled,
+/// false when the timeout passed first. A signal with nobody waiting is kept for the next.
+final class Wakeup: Sendable {
+  private struct State {
+    var pending = false
+    var waiter: (token: UInt64, continuation: CheckedContinuation<Bool, Never>)?
+    var nextToken: UInt64 = 0
+  }
+  private let state = Mutex(State())
+
+  func signal() { fire(token: nil, value: true) }
+
+  func wait(timeout: Duration) async -> Bool {
+    await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
+      let token: UInt64? = state.withLock { s in
+        if s.pending {
+          s.pending = false
+          return nil
+        }
+        s.nextToken += 1
+        s.waiter = (s.nextToken, c)
+        return s.nextToken
+      }
+      guard let token else {
+        c.resume(returning: true)
+        return
+      }
+      Task {
+        try? await Task.sleep(for: timeout)
+        self.fire(token: token, value: false)
+      }
+    }
+  }
+
+  private func fire(token: UInt64?, value: Bool) {
+    let c = state.withLock { s -> CheckedContinuation<Bool, Never>? in
+      guard let w = s.waiter, token == nil || w.token == token else {
+        if token == nil { s.pending = true }
+        return nil
+      }
+      s.waiter = nil
+      return w.continuation
+    }
+    c?.resume(returning: value)
+  }
+}

@@ -1,0 +1,315 @@
+import Dispatch
+import Foundation
+import LabelCore
+import LabelLanguages
+import LabelUSB
+import Synchronization
+
+/// The way back from a transport to its printer's queue: status polling and a Zebra
+/// waiting on a fault report faults through it (the queue is created after the transport).
+final class PrinterQueueLink: Sendable {
+  private let queue = Mutex<PrinterQueue?>(nil)
+  func bind(_ q: PrinterQueue) { queue.withLock { $0 = q } }
+  var bound: PrinterQueue? { queue.withLock { $0 } }
+  func setFaults(_ reasons: [Reason]) async { await bound?.setFaults(reasons) }
+  func republish() async { await bound?.republish() }
+}
+
+/// A USB label printer: a Brother QL (raster, status confirming every page) or a ZPL
+/// printer (`~HQES` before and after jobs, bounded, with back-off when it stays silent).
+///
+/// All device I/O runs on the printer's own serial dispatch queue; the device is opened
+/// and claimed for each operation (a copy, a status poll) and closed after, so a printer
+/// left idle is free for other programs and a replug needs no cleanup.
+final class USBPrinter: PrinterTransport {
+  let id: String
+  let model: ModelEntry
+  let serial: String?
+  let manufacturer: String?
+  let timeouts: USBTimeouts
+  let link = PrinterQueueLink()
+  /// Wakes the printer's status poller: a job just met a fault, or the device came back.
+  let kick = Wakeup()
+  private let io: DispatchQueue
+  private let state: Mutex<State>
+  private let log: Logger
+
+  struct State {
+    var device: USBDevice?
+    var interface: USBPrinterInterface?
+    var media: Media?
+    /// Bumped whenever a job raises a fault: a poll that began earlier must not clear it.
+    var faultGeneration = 0
+    /// The job that met `mediaMismatch` (Brother): the fault lasts until its roll is in.
+    var needs: BrotherJobNeeds?
+    /// Zebra status back-off: no status request before this instant.
+    var quietUntil: ContinuousClock.Instant?
+    var quietBackoff: Duration = .seconds(2)
+  }
+
+  init(candidate: USBCandidate, model: ModelEntry, timeouts: USBTimeouts, log: Logger) {
+    id = candidate.printerID
+    self.model = model
+    serial = candidate.serial
+    manufacturer = candidate.info.manufacturer
+    self.timeouts = timeouts
+    self.log = log
+    io = DispatchQueue(label: "labeld.usb.\(candidate.printerID)")
+    state = Mutex(State(device: candidate.device, interface: candidate.interface))
+  }
+
+  /// "QL-820NWB", "Zebra ZD420".
+  var name: String { model.name }
+
+  var descriptor: Printer {
+    let media = state.withLock { $0.media }
+    let make = model.language == .brotherQL ? "Brother" : (manufacturer ?? "Zebra")
+    let full = model.language == .brotherQL ? "Brother \(model.name)" : model.name
+    var uri =
+      "usb://\(make.replacingOccurrences(of: " ", with: "%20"))/"
+      + model.name.replacingOccurrences(of: " ", with: "%20")
+    if let serial { uri += "?serial=\(serial)" }
+    return Printer(
+      id: id, name: name, transport: .usb, model: full, language: model.language,
+      dpi: model.capabilities.dpi.first ?? 300, media: media, uri: uri)
+  }
+
+  var isSimulated: Bool { false }
+
+  var labelSettings: LabelSettings {
+    LabelSettings(model: model.language == .brotherQL ? model.name : nil)
+  }
+
+  // MARK: plugging
+
+  /// The device is on the bus (again) at this address.
+  func attach(_ device: USBDevice, interface: USBPrinterInterface?) {
+    state.withLock {
+      $0.device = device
+      $0.interface = interface
+      $0.quietUntil = nil
+    }
+  }
+
+  /// The device left the bus.
+  func detach() { state.withLock { $0.device = nil } }
+
+  var isAttached: Bool { state.withLock { $0.device != nil } }
+  var deviceKey: USBDeviceKey? {
+    state.withLock { s in s.device.map { USBDeviceKey(bus: $0.busNumber, address: $0.address) } }
+  }
+  var generation: Int { state.withLock { $0.faultGeneration } }
+
+  // MARK: printing
+
+  func print(_ bytes: [UInt8], job: Int, copy: Int) async throws {
+    let cancel = CancelFlag()
+    do {
+      try await withTaskCancellationHandler {
+        switch model.language {
+        case .brotherQL: try await printBrother(bytes, job: job, cancel: cancel)
+        case .zpl: try await printZebra(bytes, job: job, cancel: cancel)
+        }
+      } onCancel: {
+        cancel.set()
+      }
+      state.withLock { $0.needs = nil }
+    } catch let error as TransportError {
+      state.withLock { $0.faultGeneration += 1 }
+      kick.signal()
+      throw error
+    }
+  }
+
+  /// Opens the printer for one operation on the I/O queue.
+  private func withLink<T: Sendable>(
+    cancel: CancelFlag, job: Int?, _ body: @escaping @Sendable (USBLink) throws -> T
+  ) async throws -> T {
+    guard let (device, interface) = state.withLock({ s in s.device.map { ($0, s.interface) } })
+    else {
+      let waiting = job.map { "; job \($0) waits until it is plugged in again" } ?? ""
+      throw TransportError(reason: .disconnected, message: "\(name): not connected\(waiting)")
+    }
+    guard let interface else {
+      throw TransportError(
+        reason: .unknown, message: "\(name): the device has no printer-class interface")
+    }
+    let (name, timeouts) = (self.name, self.timeouts)
+    return try await onQueue(io) {
+      let link = try USBLink(
+        device: device, interface: interface, name: name, timeouts: timeouts, cancel: cancel)
+      do {
+        return try body(link)
+      } catch let error as USBLinkError {
+        throw link.transportError(error)
+      }
+    }
+  }
+
+  private func printBrother(_ bytes: [UInt8], job: Int, cancel: CancelFlag) async throws {
+    let ql = BrotherQLModel.named(model.name)
+    let needs = BrotherJobNeeds(bytes, bytesPerLine: ql?.bytesPerLine ?? 90)
+    let invalidate = ql?.invalidateCount ?? 200
+    let (name, timeouts) = (self.name, self.timeouts)
+    // Polls keep a mismatch until this job's roll is in.
+    state.withLock { $0.needs = needs }
+    let media = try await withLink(cancel: cancel, job: job) { link -> Media? in
+      guard let status = try link.brotherRequestStatus(invalidate: invalidate) else {
+        throw TransportError(
+          reason: .offline,
+          message: "\(name): no answer to a status request within \(timeouts.statusMS) ms; "
+            + "job \(job) waits")
+      }
+      if let fault = status.reasons.first {
+        throw TransportError(
+          reason: fault, message: "\(name): \(fault.phrase) (\(status.errorText)); job \(job) waits"
+        )
+      }
+      if let why = needs.mismatch(with: status) {
+        throw TransportError(
+          reason: .mediaMismatch, message: "\(name): \(why); job \(job) waits for the right roll")
+      }
+      try link.write(bytes, doing: "sending job \(job)")
+      // A page counts once the printer says it printed it.
+      var printed = 0
+      while printed < needs.pages {
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeouts.pageMS))
+        guard let s = try link.brotherStatus(until: deadline) else {
+          throw TransportError(
+            reason: .offline,
+            message: "\(name): printed \(printed) of \(needs.pages) page(s) of job \(job), then "
+              + "no status for \(timeouts.pageMS) ms; the copy is not counted")
+        }
+        switch s.statusType {
+        case .printingCompleted: printed += 1
+        case .errorOccurred, .turnedOff:
+          let fault = s.statusType == .turnedOff ? .offline : (s.reasons.first ?? .unknown)
+          throw TransportError(
+            reason: fault,
+            message: "\(name): \(fault.phrase) while printing job \(job) (\(s.errorText)); "
+              + "the copy is printed again once it clears")
+        default: continue
+        }
+      }
+      return status.protocolMedia
+    }
+    await noteMedia(media)
+  }
+
+  private func printZebra(_ bytes: [UInt8], job: Int, cancel: CancelFlag) async throws {
+    let name = self.name
+    let ask = shouldAskStatus()
+    let after = try await withLink(cancel: cancel, job: job) { link -> ZebraExtendedStatus?? in
+      if ask {
+        // Nothing goes into a printer that already has a fault: it would print when the
+        // fault clears, and again when labeld resends the copy.
+        if let status = try link.zebraStatus(), let fault = status.reasons.first {
+          throw TransportError(
+            reason: fault, message: "\(name): \(fault.phrase) (~HQES); job \(job) waits")
+        }
+      }
+      try link.write(bytes, doing: "sending job \(job)")
+      return ask ? .some(try link.zebraStatus()) : .none
+    }
+    guard case .some(let reply) = after else { return }  // silent printer: unconfirmed
+    guard let status = reply else {
+      quiet(name: name)
+      return
+    }
+    heard()
+    guard !status.reasons.isEmpty else { return }
+    // The label is in the printer's buffer and prints when the fault clears: report the
+    // fault, wait for it to go, and count the copy then (never resend it).
+    await link.setFaults(status.reasons)
+    var wait: Duration = .milliseconds(500)
+    while true {
+      try await Task.sleep(for: wait)
+      wait = min(wait * 2, .seconds(5))
+      let again = try await withLink(cancel: cancel, job: job) { link in try link.zebraStatus() }
+      guard let again else { break }  // went silent: nothing more to learn
+      if again.reasons.isEmpty { break }
+      await link.setFaults(again.reasons)
+    }
+    await link.setFaults([])
+  }
+
+  // MARK: status polling
+
+  /// What a poll found: the faults (nil: nothing learned, keep what is known).
+  struct Poll: Sendable {
+    var faults: [Reason]?
+    var generation: Int
+  }
+
+  /// Asks the printer how it is (used while a fault is held, and now and then when idle).
+  func poll() async -> Poll {
+    let generation = self.generation
+    guard isAttached else { return Poll(faults: nil, generation: generation) }
+    let cancel = CancelFlag()
+    do {
+      switch model.language {
+      case .brotherQL:
+        let invalidate = BrotherQLModel.named(model.name)?.invalidateCount ?? 200
+        let needs = state.withLock { $0.needs }
+        let status = try await withLink(cancel: cancel, job: nil) { link in
+          try link.brotherRequestStatus(invalidate: invalidate)
+        }
+        guard let status else { return Poll(faults: [.offline], generation: generation) }
+        await noteMedia(status.protocolMedia)
+        var faults = status.reasons
+        if faults.isEmpty, let needs, needs.mismatch(with: status) != nil {
+          faults = [.mediaMismatch]
+        }
+        return Poll(faults: faults, generation: generation)
+      case .zpl:
+        guard shouldAskStatus() else { return Poll(faults: nil, generation: generation) }
+        let status = try await withLink(cancel: cancel, job: nil) { link in try link.zebraStatus() }
+        guard let status else {
+          quiet(name: name)
+          return Poll(faults: nil, generation: generation)
+        }
+        heard()
+        return Poll(faults: status.reasons, generation: generation)
+      }
+    } catch let error as TransportError {
+      return Poll(faults: [error.reason], generation: generation)
+    } catch {
+      return Poll(faults: nil, generation: generation)
+    }
+  }
+
+  /// Nothing waits for a roll any more (the job was cancelled).
+  func forgetNeeds() { state.withLock { $0.needs = nil } }
+
+  private func noteMedia(_ media: Media?) async {
+    let changed = state.withLock { s in
+      defer { s.media = media }
+      return s.media != media
+    }
+    if changed { await link.republish() }
+  }
+
+  // MARK: Zebra back-off
+
+  private func shouldAskStatus() -> Bool {
+    state.withLock { s in s.quietUntil.map { ContinuousClock.now >= $0 } ?? true }
+  }
+
+  /// The printer did not answer: no status requests for a while, twice as long each time.
+  private func quiet(name: String) {
+    let backoff = state.withLock { s in
+      s.quietUntil = .now + s.quietBackoff
+      defer { s.quietBackoff = min(s.quietBackoff * 2, .seconds(60)) }
+      return s.quietBackoff
+    }
+    log.warning(
+      "\(name) (\(id)): no answer to ~HQES; jobs go on unconfirmed, next ask in \(backoff)")
+  }
+
+  private func heard() {
+    state.withLock { s in
+      s.quietUntil = nil
+      s.quietBackoff = .seconds(2)
+    }
+  }
+}

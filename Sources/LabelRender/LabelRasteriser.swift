@@ -1,0 +1,127 @@
+import CCairo
+import Foundation
+import LabelCore
+import LabelLanguages
+
+/// Templates to 1-bit device bitmaps: the label a raster printer prints and a preview
+/// shows. Text is laid out by pango with real font metrics and thresholded at one half;
+/// barcodes come from libzint as modules and are drawn as whole-dot rectangles (a module
+/// is `moduleWidth` rounded to whole dots, never less than one), so bars never blur.
+public struct LabelRasteriser: Sendable {
+  public init() {}
+
+  /// The label `template` filled with `data`, `media × dpi` dots.
+  public func render(_ template: Template, data: [String: String], dpi: Int) throws(LabelError)
+    -> Bitmap
+  {
+    let canvas: Canvas
+    do {
+      canvas = try Canvas(
+        width: max(1, dots(template.media.widthMM, dpi)),
+        height: max(1, dots(template.media.lengthMM, dpi)))
+    } catch {
+      throw LabelError(field: "media", reason: error.message)
+    }
+    for (index, element) in template.elements.enumerated() {
+      try draw(element, data: data, dpi: dpi, on: canvas, path: "elements[\(index)]")
+      canvas.resetTransform()
+    }
+    return canvas.bitmap()
+  }
+
+  /// An image element on its own, the size of its footprint (ZPL sends it as `^GFA`).
+  public func render(_ image: ImageElement, dpi: Int, path: String) throws(LabelError) -> Bitmap {
+    let local = (max(1, dots(image.width, dpi)), max(1, dots(image.height, dpi)))
+    let quarter = (image.rotation ?? 0) % 180 != 0
+    let canvas: Canvas
+    do {
+      canvas = try Canvas(width: quarter ? local.1 : local.0, height: quarter ? local.0 : local.1)
+    } catch {
+      throw LabelError(field: "\(path).width", reason: error.message)
+    }
+    var placed = image
+    placed.x = 0
+    placed.y = 0
+    try draw(.image(placed), data: [:], dpi: dpi, on: canvas, path: path)
+    return canvas.bitmap()
+  }
+
+  private func draw(
+    _ element: Element, data: [String: String], dpi: Int, on canvas: Canvas, path: String
+  ) throws(LabelError) {
+    switch element {
+    case .text(let t):
+      let text = try fill(t.text, data)
+      let box = (width: max(1, dots(t.width, dpi)), height: max(1, dots(t.height, dpi)))
+      canvas.place(x: dots(t.x, dpi), y: dots(t.y, dpi), local: box, rotation: t.rotation ?? 0)
+      TextPainter.shared.draw(
+        TextPainter.Request(
+          text: text, family: t.font ?? TextPainter.defaultFamily, bold: t.weight == .bold,
+          points: t.size ?? 10, pixelSize: nil, dpi: dpi, box: box, align: t.align ?? .left,
+          overflow: t.overflow ?? .shrink),
+        on: canvas)
+    case .barcode(let b):
+      let value = try fill(b.data, data)
+      if let problem = b.symbology.problem(value) {
+        throw LabelError(field: "\(path).data", reason: "\"\(value)\": \(problem)")
+      }
+      let symbol: BarcodeSymbol
+      do {
+        symbol = try BarcodeSymbol(b.symbology, data: value)
+      } catch {
+        throw LabelError(field: "\(path).data", reason: error.reason)
+      }
+      try BarcodeDrawing(element: b, symbol: symbol, dpi: dpi, path: path).draw(on: canvas)
+    case .box(let b):
+      let x = dots(b.x, dpi)
+      let y = dots(b.y, dpi)
+      let w = max(1, dots(b.width, dpi))
+      let h = max(1, dots(b.height, dpi))
+      let t = (b.fill ?? false) ? max(w, h) : min(max(1, dots(b.thickness ?? 0.3, dpi)), w, h)
+      // The border lies inside the box, as ZPL's ^GB draws it.
+      canvas.fillDots(x: x, y: y, width: w, height: min(t, h))
+      canvas.fillDots(x: x, y: y + h - min(t, h), width: w, height: min(t, h))
+      canvas.fillDots(x: x, y: y, width: min(t, w), height: h)
+      canvas.fillDots(x: x + w - min(t, w), y: y, width: min(t, w), height: h)
+    case .line(let l):
+      let t = max(1, dots(l.thickness ?? 0.3, dpi))
+      let (x1, y1, x2, y2) = (dots(l.x1, dpi), dots(l.y1, dpi), dots(l.x2, dpi), dots(l.y2, dpi))
+      if x1 == x2 || y1 == y2 {
+        canvas.fillDots(
+          x: min(x1, x2), y: min(y1, y2), width: max(abs(x2 - x1), t), height: max(abs(y2 - y1), t))
+      } else {
+        cairo_set_line_width(canvas.cr, Double(t))
+        cairo_set_line_cap(canvas.cr, CAIRO_LINE_CAP_SQUARE)
+        cairo_move_to(canvas.cr, Double(x1) + 0.5, Double(y1) + 0.5)
+        cairo_line_to(canvas.cr, Double(x2) + 0.5, Double(y2) + 0.5)
+        cairo_stroke(canvas.cr)
+      }
+    case .image(let m):
+      guard let png = Data(base64Encoded: m.png) else {
+        throw LabelError(field: "\(path).png", reason: "is not valid base64")
+      }
+      let image: InkImage
+      do {
+        image = try PNGCodec.decodeInk([UInt8](png))
+      } catch {
+        throw LabelError(field: "\(path).png", reason: error.message)
+      }
+      let box = (width: max(1, dots(m.width, dpi)), height: max(1, dots(m.height, dpi)))
+      canvas.place(x: dots(m.x, dpi), y: dots(m.y, dpi), local: box, rotation: m.rotation ?? 0)
+      try ImageDrawing(image).draw(into: box, on: canvas, path: path)
+    }
+  }
+
+  private func fill(_ text: String, _ data: [String: String]) throws(LabelError) -> String {
+    switch Placeholders.fill(text, from: data) {
+    case .success(let s): return s
+    case .failure(let e): throw LabelError(field: "data.\(e.field)", reason: e.reason)
+    }
+  }
+}
+
+/// Millimetres to whole device dots at `dpi`.
+@inline(__always)
+func dots(_ mm: Double, _ dpi: Int) -> Int {
+  Int((mm * Double(dpi) / 25.4).rounded())
+}

@@ -1,0 +1,165 @@
+import CCairo
+import LabelLanguages
+
+/// PNG in and out, through cairo's PNG reader and writer.
+public enum PNGCodec {
+  /// The largest image accepted, per side and in total, checked from the header before
+  /// anything is decoded (a small file can declare a huge image).
+  public static let maxSide = 16_384
+  public static let maxPixels = 20_000_000
+
+  /// A 1-bit grayscale PNG of `bitmap`: black where the bitmap has a dot.
+  public static func encode(_ bitmap: Bitmap) throws(ImageError) -> [UInt8] {
+    guard bitmap.width > 0, bitmap.height > 0 else { throw ImageError("an empty bitmap") }
+    let surface = cairo_image_surface_create(
+      CAIRO_FORMAT_A1, Int32(bitmap.width), Int32(bitmap.height))
+    defer { cairo_surface_destroy(surface) }
+    guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS,
+      let data = cairo_image_surface_get_data(surface)
+    else { throw ImageError("cannot allocate a \(bitmap.width) x \(bitmap.height) image") }
+    cairo_surface_flush(surface)
+    // cairo's A1 keeps the first pixel in the least significant bit on little-endian
+    // machines and writes alpha 1 as white: reverse each byte's bits and invert.
+    let stride = Int(cairo_image_surface_get_stride(surface))
+    let reversed = bitReversal
+    bitmap.bytes.withUnsafeBufferPointer { src in
+      for y in 0..<bitmap.height {
+        let row = data + y * stride
+        for i in 0..<bitmap.bytesPerRow {
+          let ink = src[y * bitmap.bytesPerRow + i]
+          row[i] = isLittleEndian ? reversed[Int(~ink)] : ~ink
+        }
+      }
+    }
+    cairo_surface_mark_dirty(surface)
+    let sink = ByteSink()
+    let status = cairo_surface_write_to_png_stream(
+      surface,
+      { closure, bytes, length in
+        guard let closure, let bytes else { return CAIRO_STATUS_WRITE_ERROR }
+        let sink = Unmanaged<ByteSink>.fromOpaque(closure).takeUnretainedValue()
+        sink.bytes.append(contentsOf: UnsafeBufferPointer(start: bytes, count: Int(length)))
+        return CAIRO_STATUS_SUCCESS
+      }, Unmanaged.passUnretained(sink).toOpaque())
+    guard status == CAIRO_STATUS_SUCCESS else {
+      throw ImageError("cannot write PNG: \(String(cString: cairo_status_to_string(status)))")
+    }
+    return sink.bytes
+  }
+
+  /// Width and height from the PNG header, after checking the signature.
+  public static func size(of png: [UInt8]) throws(ImageError) -> (width: Int, height: Int) {
+    let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    guard png.count >= 33, Array(png[0..<8]) == signature,
+      Array(png[12..<16]) == Array("IHDR".utf8)
+    else { throw ImageError("not a PNG file (no PNG signature and header)") }
+    func be32(_ at: Int) -> Int {
+      png[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
+    }
+    return (be32(16), be32(20))
+  }
+
+  /// The image's ink (255 = black) composited over white paper, one byte per pixel.
+  public static func decodeInk(_ png: [UInt8]) throws(ImageError) -> InkImage {
+    let (w, h) = try size(of: png)
+    guard w > 0, h > 0, w <= maxSide, h <= maxSide, w * h <= maxPixels else {
+      throw ImageError(
+        "the PNG is \(w) x \(h) pixels; at most \(maxSide) a side and \(maxPixels) pixels are accepted"
+      )
+    }
+    let source = ByteSource(png)
+    let surface = cairo_image_surface_create_from_png_stream(
+      { closure, data, length in
+        guard let closure, let data else { return CAIRO_STATUS_READ_ERROR }
+        let source = Unmanaged<ByteSource>.fromOpaque(closure).takeUnretainedValue()
+        return source.read(into: data, count: Int(length))
+          ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_READ_ERROR
+      }, Unmanaged.passUnretained(source).toOpaque())
+    defer { cairo_surface_destroy(surface) }
+    let status = cairo_surface_status(surface)
+    guard status == CAIRO_STATUS_SUCCESS, let data = cairo_image_surface_get_data(surface) else {
+      throw ImageError(
+        "the PNG cannot be decoded: \(String(cString: cairo_status_to_string(status)))")
+    }
+    let width = Int(cairo_image_surface_get_width(surface))
+    let height = Int(cairo_image_surface_get_height(surface))
+    let stride = Int(cairo_image_surface_get_stride(surface))
+    let format = cairo_image_surface_get_format(surface)
+    var ink = [UInt8](repeating: 0, count: width * height)
+    try ink.withUnsafeMutableBufferPointer { (out) throws(ImageError) in
+      for y in 0..<height {
+        let row = data + y * stride
+        switch format {
+        case CAIRO_FORMAT_ARGB32, CAIRO_FORMAT_RGB24:
+          let pixels = UnsafeRawPointer(row).assumingMemoryBound(to: UInt32.self)
+          let opaque = format == CAIRO_FORMAT_RGB24
+          for x in 0..<width {
+            let p = pixels[x]
+            // Premultiplied: over white, each channel gains the paper showing through.
+            let paper = opaque ? 0 : 255 - Int(p >> 24)
+            let r = Int((p >> 16) & 0xFF) + paper
+            let g = Int((p >> 8) & 0xFF) + paper
+            let b = Int(p & 0xFF) + paper
+            let luminance = (r * 77 + g * 150 + b * 29) >> 8
+            out[y * width + x] = UInt8(255 - min(255, luminance))
+          }
+        case CAIRO_FORMAT_A8:
+          for x in 0..<width { out[y * width + x] = row[x] }
+        default:
+          throw ImageError("the PNG decodes to an unsupported pixel format (\(format.rawValue))")
+        }
+      }
+    }
+    return InkImage(width: width, height: height, ink: ink)
+  }
+
+  /// The PNG as a 1-bit bitmap, one dot per pixel: black where the ink is at least half.
+  public static func decodeBitmap(_ png: [UInt8]) throws(ImageError) -> Bitmap {
+    try decodeInk(png).thresholded()
+  }
+
+  private static let isLittleEndian = 1.littleEndian == 1
+  private static let bitReversal: [UInt8] = (0...255).map { (b: Int) in
+    var r: UInt8 = 0
+    for i in 0..<8 where b & (1 << i) != 0 { r |= 0x80 >> UInt8(i) }
+    return r
+  }
+}
+
+/// A decoded image as ink per pixel (0 paper … 255 black).
+public struct InkImage: Sendable, Equatable {
+  public let width: Int
+  public let height: Int
+  public let ink: [UInt8]
+
+  public func thresholded() -> Bitmap {
+    var bitmap = Bitmap(width: width, height: height)
+    var bytes = [UInt8](repeating: 0, count: bitmap.bytesPerRow * height)
+    for y in 0..<height {
+      for x in 0..<width where ink[y * width + x] >= 128 {
+        bytes[y * bitmap.bytesPerRow + (x >> 3)] |= 0x80 >> UInt8(x & 7)
+      }
+    }
+    bitmap = Bitmap(width: width, height: height, bytes: bytes)
+    return bitmap
+  }
+}
+
+private final class ByteSink {
+  var bytes: [UInt8] = []
+}
+
+private final class ByteSource {
+  let bytes: [UInt8]
+  var offset = 0
+  init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+  func read(into data: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
+    guard count <= bytes.count - offset else { return false }
+    bytes.withUnsafeBufferPointer { src in
+      data.update(from: src.baseAddress! + offset, count: count)
+    }
+    offset += count
+    return true
+  }
+}

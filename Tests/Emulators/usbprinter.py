@@ -1,0 +1,725 @@
+#!/usr/bin/python3
+"""Emulated USB label printers for labeld's tests, on umockdev.
+
+Runs COMMAND (the built labeld) as a child inside a umockdev testbed holding emulated
+printers. The real libusb in the child enumerates, opens, claims and talks to them through
+the usbdevfs ioctls this process answers.
+
+    umockdev-wrapper /usr/bin/python3 usbprinter.py --dir DIR \
+        --printer ql820:SERIAL [--printer zebra:SERIAL ...] -- COMMAND...
+
+Printers:
+  ql820   Brother QL-820NWB (04f9:209d): parses the raster stream, rebuilds each page as
+          DIR/SERIAL/page-N.pbm (un-mirrored, the printable area of the loaded roll) and
+          keeps each job's bytes as DIR/SERIAL/job-N.ql; answers ESC i S with the 32-byte
+          status, reports phase changes and "printing completed" per page, and an error
+          status when a page cannot print.
+  zebra   Zebra ZD420 (0a5f:0120): answers ~HS and ~HQES; each ^XA..^XZ label is
+          DIR/SERIAL/label-N.zpl once printed (labels wait in its buffer while it has a fault).
+
+Control: write lines to the FIFO DIR/control, each `SERIAL COMMAND [ARG]`:
+  cover open|closed        media none|62|29x90|...   silent on|off     claimed on|off
+  unplug                   plug                       print-delay SECONDS
+  fail-next-page cover|media   (the next page raises that fault instead of printing)
+  unplug-after BYTES       (unplugs mid-transfer once BYTES more bytes have arrived)
+  errors HEX               (Zebra: the ~HQES error flags)
+Events (printed pages, faults, plug changes) are appended to DIR/events.log.
+
+usbdevfs facts (x86_64) follow the measured recipe: SUBMITURB 0x8038550A with a 56-byte
+urb (type 0, endpoint 1, status int32 at 4, buffer pointer at 16, buffer_length 24,
+actual_length 28); REAPURBNDELAY 0x4008550D; DISCARDURB 0x550B. On unplug, pending urbs
+complete with -ESHUTDOWN before later calls return ENODEV (ENODEV from REAP hangs libusb).
+"""
+
+import argparse
+import errno
+import os
+import signal
+import struct
+import sys
+import threading
+import time
+
+import gi
+
+gi.require_version("UMockdev", "1.0")
+from gi.repository import GLib, UMockdev  # noqa: E402
+
+SUBMITURB = 0x8038550A
+REAPURB = 0x4008550C
+REAPURBNDELAY = 0x4008550D
+DISCARDURB = 0x550B
+GET_CAPABILITIES = 0x8004551A
+CLAIMINTERFACE = 0x8004550F
+RELEASEINTERFACE = 0x80045510
+GETDRIVER = 0x41045508
+CLEAR_HALT = 0x80045515
+RESET = 0x5514
+SETINTERFACE = 0x80085504
+SETCONFIGURATION = 0x80045505
+USBDEVFS_IOCTL = 0xC0105512
+
+URB_CONTROL, URB_BULK = 2, 3
+
+# Brother QL rolls: name -> (kind 0x0A continuous / 0x0B die-cut, width mm, length mm,
+# printable width dots, left margin dots, printable length dots). brother_ql's label table.
+ROLLS = {
+    "62": (0x0A, 62, 0, 696, 12, 0),
+    "29": (0x0A, 29, 0, 306, 6, 0),
+    "62x29": (0x0B, 62, 29, 696, 12, 271),
+    "29x90": (0x0B, 29, 90, 306, 6, 991),
+    "62x100": (0x0B, 62, 100, 696, 12, 1109),
+}
+
+LOCK = threading.RLock()
+EVENTS = None
+
+
+def event(line):
+    with LOCK:
+        with open(EVENTS, "a") as f:
+            f.write("%.3f %s\n" % (time.time(), line))
+
+
+def hexs(b):
+    return "".join("%02X" % x for x in b)
+
+
+def packbits_decode(data):
+    out = bytearray()
+    i = 0
+    while i < len(data):
+        n = data[i]
+        i += 1
+        if n < 128:
+            out += data[i : i + n + 1]
+            i += n + 1
+        elif n > 128:
+            if i >= len(data):
+                return None
+            out += bytes([data[i]]) * (257 - n)
+            i += 1
+    return bytes(out)
+
+
+class Printer:
+    """One emulated device: descriptors, the urb plumbing shared by both kinds."""
+
+    def __init__(self, bed, serial, index, out_dir):
+        self.bed = bed
+        self.serial = serial
+        self.index = index
+        self.bus, self.dev = 1, 1 + index
+        self.syspath = "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-%d" % index
+        self.devnode = "/dev/bus/usb/%03d/%03d" % (self.bus, self.dev)
+        self.dir = os.path.join(out_dir, serial)
+        os.makedirs(self.dir, exist_ok=True)
+        self.plugged = False
+        self.pending_in = []  # IN urbs waiting for data
+        self.pending_out = []  # OUT urbs never accepted (an unplug mid-transfer)
+        self.plugs = 0
+        self.done = []  # urbs ready to be reaped
+        self.outbox = bytearray()  # device -> host bytes not yet read
+        self.silent = False
+        self.claimed_elsewhere = False
+        self.unplug_after = None
+        self.handler = None
+
+    # descriptors -----------------------------------------------------------------
+    def descriptors(self):
+        dev = struct.pack(
+            "<BBHBBBBHHHBBBB", 18, 1, 0x0200, 0, 0, 0, 64, self.vid, self.pid, 0x0100, 1, 2, 3, 1
+        )
+        intf = struct.pack("<BBBBBBBBB", 9, 4, 0, 0, 2, 7, 1, 2, 0)
+        ep_out = struct.pack("<BBBBHB", 7, 5, 0x02, 0x02, 512, 0)
+        ep_in = struct.pack("<BBBBHB", 7, 5, 0x81, 0x02, 512, 0)
+        total = 9 + len(intf) + len(ep_out) + len(ep_in)
+        conf = struct.pack("<BBHBBBBB", 9, 2, total, 1, 1, 0, 0xC0, 1)
+        return dev + conf + intf + ep_out + ep_in
+
+    def description(self):
+        d = self.descriptors()
+        lines = [
+            "P: " + self.syspath[len("/sys") :],
+            "N: bus/usb/%03d/%03d=%s" % (self.bus, self.dev, hexs(d)),
+            "E: SUBSYSTEM=usb",
+            "E: DEVTYPE=usb_device",
+            "E: DEVNAME=" + self.devnode,
+            "E: BUSNUM=%03d" % self.bus,
+            "E: DEVNUM=%03d" % self.dev,
+            "E: MAJOR=189",
+            "E: MINOR=%d" % (self.dev - 1),
+            "E: PRODUCT=%x/%x/100" % (self.vid, self.pid),
+            "E: TYPE=0/0/0",
+            "E: DRIVER=usb",
+            "E: ID_VENDOR_ID=%04x" % self.vid,
+            "E: ID_MODEL_ID=%04x" % self.pid,
+            "E: ID_SERIAL_SHORT=" + self.serial,
+            "A: busnum=%d" % self.bus,
+            "A: devnum=%d" % self.dev,
+            "A: devpath=%d" % self.index,
+            "A: dev=189:%d" % (self.dev - 1),
+            "A: speed=480",
+            "A: idVendor=%04x" % self.vid,
+            "A: idProduct=%04x" % self.pid,
+            "A: bConfigurationValue=1",
+            "A: bNumConfigurations=1",
+            "A: bNumInterfaces= 1",
+            "A: manufacturer=" + self.manufacturer,
+            "A: product=" + self.product,
+            "A: serial=" + self.serial,
+            "H: descriptors=" + hexs(d),
+        ]
+        return "\n".join(lines) + "\n"
+
+    def strings(self):
+        return {1: self.manufacturer, 2: self.product, 3: self.serial}
+
+    # plugging ----------------------------------------------------------------------
+    def plug(self):
+        with LOCK:
+            if self.plugged:
+                return
+            # A replugged device gets a new address, as on a real bus.
+            self.plugs += 1
+            self.dev = 1 + self.index + 10 * (self.plugs - 1)
+            self.devnode = "/dev/bus/usb/%03d/%03d" % (self.bus, self.dev)
+            self.reset_state()
+            self.bed.add_from_string(self.description())
+            self.handler = UMockdev.IoctlBase()
+            self.handler.connect("handle-ioctl", self.handle_ioctl)
+            self.bed.attach_ioctl(self.devnode, self.handler)
+            self.plugged = True
+        event("%s plugged" % self.serial)
+
+    def unplug(self):
+        with LOCK:
+            if not self.plugged:
+                return
+            self.plugged = False
+            # Pending urbs end with -ESHUTDOWN and stay reapable: libusb then sees
+            # NO_DEVICE instead of hanging on an ENODEV reap.
+            for urb in [u[0] for u in self.pending_in] + self.pending_out:
+                self.finish(urb, -errno.ESHUTDOWN, 0)
+            self.pending_in = []
+            self.pending_out = []
+        # umockdev sends no remove uevent itself.
+        self.bed.uevent(self.syspath, "remove")
+        self.bed.remove_device(self.syspath)
+        try:
+            self.bed.detach_ioctl(self.devnode)
+        except Exception:
+            pass
+        event("%s unplugged" % self.serial)
+
+    def reset_state(self):
+        self.pending_in = []
+        self.pending_out = []
+        self.done = []
+        self.outbox = bytearray()
+
+    # urbs ----------------------------------------------------------------------------
+    def finish(self, urb, status, actual):
+        urb.update(4, struct.pack("<i", status))
+        urb.update(28, struct.pack("<i", actual))
+        self.done.append(urb)
+
+    def send(self, data):
+        """Bytes from the device to the host: handed to a waiting IN urb or kept."""
+        with LOCK:
+            if self.silent or not self.plugged:
+                return
+            self.outbox += data
+            self.feed_in()
+
+    def feed_in(self):
+        while self.pending_in and self.outbox:
+            urb, buf, n = self.pending_in.pop(0)
+            chunk = bytes(self.outbox[:n])
+            del self.outbox[: len(chunk)]
+            buf.update(0, chunk)
+            self.finish(urb, 0, len(chunk))
+
+    def handle_ioctl(self, handler, client):
+        req = client.get_request()
+        arg = client.get_arg()
+        with LOCK:
+            if not self.plugged:
+                if req == REAPURBNDELAY and self.done:
+                    urb = self.done.pop(0)
+                    arg.resolve(0, 8).set_ptr(0, urb)
+                    client.complete(0, 0)
+                    return True
+                client.complete(-1, errno.ENODEV)
+                return True
+            if req == SUBMITURB:
+                urb = arg.resolve(0, 56)
+                raw = bytes(urb.retrieve())
+                kind, ep = raw[0], raw[1]
+                (length,) = struct.unpack_from("<i", raw, 24)
+                buf = urb.resolve(16, length) if length > 0 else None
+                if kind == URB_CONTROL:
+                    self.control(urb, buf, length)
+                elif kind == URB_BULK and ep & 0x80:
+                    self.pending_in.append((urb, buf, length))
+                    self.feed_in()
+                elif kind == URB_BULK:
+                    data = bytes(buf.retrieve()) if buf else b""
+                    if self.unplug_after is not None:
+                        self.unplug_after -= len(data)
+                        if self.unplug_after <= 0:
+                            self.unplug_after = None
+                            # Accept nothing of this transfer; unplug from the main loop.
+                            self.pending_out.append(urb)
+                            GLib.idle_add(lambda: self.unplug() and False)
+                            client.complete(0, 0)
+                            return True
+                    self.finish(urb, 0, len(data))
+                    self.received(data)
+                else:
+                    client.complete(-1, errno.EINVAL)
+                    return True
+                client.complete(0, 0)
+            elif req == REAPURBNDELAY or req == REAPURB:
+                if self.done:
+                    urb = self.done.pop(0)
+                    arg.resolve(0, 8).set_ptr(0, urb)
+                    client.complete(0, 0)
+                else:
+                    client.complete(-1, errno.EAGAIN)
+            elif req == DISCARDURB:
+                addr = arg.resolve(0, 56).client_addr
+                for i, (urb, buf, n) in enumerate(self.pending_in):
+                    if urb.client_addr == addr:
+                        del self.pending_in[i]
+                        self.finish(urb, -errno.ENOENT, 0)
+                        client.complete(0, 0)
+                        break
+                else:
+                    client.complete(-1, errno.EINVAL)
+            elif req == GET_CAPABILITIES:
+                arg.resolve(0, 4).update(0, struct.pack("<I", 0))
+                client.complete(0, 0)
+            elif req == CLAIMINTERFACE:
+                if self.claimed_elsewhere:
+                    client.complete(-1, errno.EBUSY)
+                else:
+                    client.complete(0, 0)
+            elif req == GETDRIVER:
+                client.complete(-1, errno.ENODATA)
+            elif req in (RELEASEINTERFACE, CLEAR_HALT, RESET, SETINTERFACE, SETCONFIGURATION):
+                client.complete(0, 0)
+            else:
+                client.complete(-1, errno.ENOTTY)
+        return True
+
+    def control(self, urb, buf, length):
+        setup = bytes(buf.retrieve())[:8]
+        rtype, request, value, index, wlength = struct.unpack("<BBHHH", setup)
+        reply = None
+        if rtype == 0xA1 and request == 0:  # printer class GET_DEVICE_ID
+            text = self.device_id.encode()
+            reply = struct.pack(">H", len(text) + 2) + text
+        elif rtype == 0xA1 and request == 1:  # GET_PORT_STATUS: selected, no error
+            reply = bytes([0x18])
+        elif rtype == 0x80 and request == 6 and value >> 8 == 3:  # string descriptor
+            i = value & 0xFF
+            if i == 0:
+                reply = bytes([4, 3, 0x09, 0x04])
+            elif i in self.strings():
+                s = self.strings()[i].encode("utf-16-le")
+                reply = bytes([2 + len(s), 3]) + s
+        elif rtype == 0x80 and request == 6 and value >> 8 == 1:  # device descriptor
+            reply = self.descriptors()[:18]
+        elif rtype == 0x80 and request == 6 and value >> 8 == 2:
+            reply = self.descriptors()[18:]
+        if reply is None:
+            self.finish(urb, -errno.EPIPE, 0)  # stall
+            return
+        reply = reply[:wlength]
+        buf.update(8, reply)
+        self.finish(urb, 0, len(reply))
+
+    def received(self, data):
+        raise NotImplementedError
+
+
+class BrotherQL(Printer):
+    vid, pid = 0x04F9, 0x209D
+    manufacturer, product = "Brother", "QL-820NWB"
+    device_id = "MFG:Brother;CMD:PT-CBP;MDL:QL-820NWB;CLS:PRINTER;CID:Brother LabelPrinter TypeA1;"
+    model_code = 0x41
+    bytes_per_line = 90
+
+    def __init__(self, *a):
+        super().__init__(*a)
+        self.roll = "62"
+        self.cover_open = False
+        self.fail_next = None
+        self.print_delay = 0.0
+        self.pages = 0
+        self.jobs = 0
+        self.reset_parser()
+
+    def reset_state(self):
+        super().reset_state()
+        self.reset_parser()
+
+    def reset_parser(self):
+        self.buf = bytearray()
+        self.job = bytearray()
+        self.nuls = 0
+        self.page = None
+        self.compressed = False
+
+    def errors(self):
+        e1 = e2 = 0
+        if self.roll is None:
+            e1 |= 0x01
+        if self.cover_open:
+            e2 |= 0x10
+        return e1, e2
+
+    def status(self, kind, phase=0, extra=(0, 0)):
+        b = bytearray(32)
+        b[0:3] = b"\x80\x20\x42"
+        b[3] = 0x34
+        b[4] = self.model_code
+        b[5] = 0x30
+        e1, e2 = self.errors()
+        b[8] = e1 | extra[0]
+        b[9] = e2 | extra[1]
+        if self.roll:
+            k, w, l = ROLLS[self.roll][:3]
+            b[10], b[11], b[17] = w, k, l
+        b[18] = kind
+        b[19] = phase
+        return bytes(b)
+
+    def received(self, data):
+        self.buf += data
+        self.parse()
+
+    def parse(self):
+        b = self.buf
+        i = 0
+        n = len(b)
+        while i < n:
+            c = b[i]
+            need = 1
+            if c == 0x00:
+                self.nuls += 1
+                i += 1
+                continue
+            if c == 0x1B:
+                if i + 1 >= n:
+                    break
+                if b[i + 1] == 0x40:  # ESC @
+                    self.job = bytearray(b"\0" * self.nuls) + b"\x1b\x40"
+                    self.nuls = 0
+                    self.page = None
+                    self.compressed = False
+                    i += 2
+                    continue
+                if b[i + 1] != 0x69 or i + 2 >= n:
+                    if b[i + 1] != 0x69:
+                        i += 1  # resync
+                        continue
+                    break
+                cmd = b[i + 2]
+                arglen = {0x53: 0, 0x61: 1, 0x21: 1, 0x4D: 1, 0x41: 1, 0x4B: 1, 0x64: 2, 0x7A: 10}
+                if cmd not in arglen:
+                    i += 1
+                    continue
+                need = 3 + arglen[cmd]
+                if i + need > n:
+                    break
+                args = bytes(b[i + 3 : i + need])
+                if cmd == 0x53:
+                    self.send(self.status(0x00))
+                elif cmd == 0x7A:
+                    (lines,) = struct.unpack("<I", args[4:8])
+                    self.page = {
+                        "kind": args[1], "width": args[2], "length": args[3],
+                        "lines": lines, "rows": [],
+                    }
+            elif c == 0x4D:  # M n
+                need = 2
+                if i + need > n:
+                    break
+                self.compressed = b[i + 1] == 2
+            elif c == 0x67:  # g 00 n data
+                if i + 3 > n:
+                    break
+                need = 3 + b[i + 2]
+                if i + need > n:
+                    break
+                data = bytes(b[i + 3 : i + need])
+                row = packbits_decode(data) if self.compressed else data
+                if self.page is not None and row is not None:
+                    self.page["rows"].append(row)
+            elif c == 0x5A:  # Z
+                if self.page is not None:
+                    self.page["rows"].append(bytes(self.bytes_per_line))
+            elif c in (0x0C, 0x1A):
+                self.job += b[i : i + 1]
+                i += 1
+                self.print_page(last=(c == 0x1A))
+                self.nuls = 0
+                continue
+            else:
+                i += 1  # unknown byte: skip (a printer resyncs on the next invalidate)
+                continue
+            self.job += b[i : i + need]
+            i += need
+            self.nuls = 0
+        del b[:i]
+
+    def print_page(self, last):
+        page = self.page
+        self.page = None
+        if page is None:
+            return
+        fault = None
+        if self.fail_next:
+            fault, self.fail_next = self.fail_next, None
+            if fault == "cover":
+                self.cover_open = True
+            elif fault == "media":
+                self.roll = None
+            event("%s fault %s" % (self.serial, fault))
+        e1, e2 = self.errors()
+        roll = ROLLS.get(self.roll) if self.roll else None
+        mismatch = roll is not None and (
+            page["kind"] != roll[0] or page["width"] != roll[1] or page["length"] != roll[2]
+        )
+        if e1 or e2 or mismatch or len(page["rows"]) != page["lines"]:
+            extra = (0, 0x01) if mismatch else (0, 0)
+            if len(page["rows"]) != page["lines"] and not (e1 or e2 or mismatch):
+                extra = (0, 0x04)  # communication error: a page with the wrong line count
+            self.send(self.status(0x02, 0, extra))
+            event("%s error page not printed" % self.serial)
+            return
+        self.pages += 1
+        number = self.pages
+        self.write_pbm(number, page, roll)
+        if last:
+            self.jobs += 1
+            with open(os.path.join(self.dir, "job-%d.ql" % self.jobs), "wb") as f:
+                f.write(self.job)
+
+        def done():
+            time.sleep(self.print_delay)
+            with LOCK:
+                if not self.plugged:
+                    return
+                self.send(self.status(0x06, 0x01))
+                self.send(self.status(0x01, 0x01))
+                self.send(self.status(0x06, 0x00))
+            event("%s printed page %d" % (self.serial, number))
+
+        if self.print_delay > 0:
+            threading.Thread(target=done, daemon=True).start()
+        else:
+            done()
+
+    def write_pbm(self, number, page, roll):
+        # Head dot x (from the line's first bit) holds bitmap dot printable - 1 - (x - margin).
+        width, margin = roll[3], roll[4]
+        rows = []
+        for row in page["rows"]:
+            bits = int.from_bytes(row, "big")
+            total = len(row) * 8
+            out = 0
+            for x in range(width):
+                head = margin + width - 1 - x
+                if bits >> (total - 1 - head) & 1:
+                    out |= 1 << (width - 1 - x)
+            pad = (8 - width % 8) % 8
+            rows.append((out << pad).to_bytes((width + pad) // 8, "big"))
+        with open(os.path.join(self.dir, "page-%d.pbm" % number), "wb") as f:
+            f.write(b"P4\n%d %d\n" % (width, len(rows)))
+            f.write(b"".join(rows))
+
+    def command(self, words):
+        w = words[0]
+        if w == "cover":
+            self.cover_open = words[1] == "open"
+        elif w == "media":
+            self.roll = None if words[1] == "none" else words[1]
+        elif w == "fail-next-page":
+            self.fail_next = words[1]
+        elif w == "print-delay":
+            self.print_delay = float(words[1])
+        else:
+            return False
+        return True
+
+
+class Zebra(Printer):
+    vid, pid = 0x0A5F, 0x0120
+    manufacturer, product = "Zebra Technologies", "ZTC ZD420-203dpi ZPL"
+    device_id = "MFG:Zebra Technologies;CMD:ZPL;MDL:ZD420;CLS:PRINTER;DES:Zebra ZD420;"
+
+    def __init__(self, *a):
+        super().__init__(*a)
+        self.error_flags = 0
+        self.labels = 0
+        self.waiting = []
+        self.text = bytearray()
+
+    def reset_state(self):
+        super().reset_state()
+        self.text = bytearray()
+
+    def received(self, data):
+        self.text += data
+        while True:
+            t = bytes(self.text)
+            hs = t.find(b"~HS")
+            hq = t.find(b"~HQES")
+            if hq >= 0 and (hs < 0 or hq <= hs):
+                del self.text[hq : hq + 5]
+                self.send(self.hqes())
+                continue
+            if hs >= 0:
+                del self.text[hs : hs + 3]
+                self.send(self.hs())
+                continue
+            end = t.find(b"^XZ")
+            if end < 0:
+                break
+            start = t.find(b"^XA")
+            label = t[start if start >= 0 else 0 : end + 3]
+            del self.text[: end + 3]
+            self.waiting.append(label)
+        self.flush()
+
+    def flush(self):
+        if self.error_flags:
+            return
+        while self.waiting:
+            label = self.waiting.pop(0)
+            self.labels += 1
+            with open(os.path.join(self.dir, "label-%d.zpl" % self.labels), "wb") as f:
+                f.write(label)
+            event("%s printed label %d" % (self.serial, self.labels))
+
+    def hqes(self):
+        e = self.error_flags
+        return (
+            "\x02\r\n\r\n  PRINTER STATUS\r\n   ERRORS:         %d %08X %08X\r\n"
+            "   WARNINGS:       0 00000000 00000000\r\n\x03\r\n" % (1 if e else 0, e >> 32, e & 0xFFFFFFFF)
+        ).encode()
+
+    def hs(self):
+        e = self.error_flags
+        return (
+            "\x02030,%d,%d,1245,%03d,0,0,0,000,0,0,0\x03\r\n"
+            "\x02001,0,%d,0,1,2,6,0,00000000,1,000\x03\r\n"
+            "\x021234,0\x03\r\n" % (e & 1, 1 if e & 0x10000 else 0, len(self.waiting), 1 if e & 4 else 0)
+        ).encode()
+
+    def command(self, words):
+        if words[0] == "errors":
+            self.error_flags = int(words[1], 16)
+            self.flush()
+            return True
+        return False
+
+
+KINDS = {"ql820": BrotherQL, "zebra": Zebra}
+
+
+def apply(printers, line):
+    words = line.split()
+    if len(words) < 2 or words[0] not in printers:
+        event("bad command %r" % line)
+        return
+    p = printers[words[0]]
+    cmd = words[1:]
+    if cmd[0] == "unplug":
+        p.unplug()
+    elif cmd[0] == "plug":
+        p.plug()
+    else:
+        with LOCK:
+            if cmd[0] == "silent":
+                p.silent = cmd[1] == "on"
+            elif cmd[0] == "claimed":
+                p.claimed_elsewhere = cmd[1] == "on"
+            elif cmd[0] == "unplug-after":
+                p.unplug_after = int(cmd[1])
+            elif not p.command(cmd):
+                event("bad command %r" % line)
+                return
+    event("%s did %s" % (words[0], " ".join(cmd)))
+
+
+def main():
+    global EVENTS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--printer", action="append", default=[])
+    ap.add_argument("command", nargs=argparse.REMAINDER)
+    args = ap.parse_args()
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if "umockdev-preload" not in os.environ.get("LD_PRELOAD", ""):
+        sys.exit("usbprinter.py must run under umockdev-wrapper (uevents need the preload)")
+    os.makedirs(args.dir, exist_ok=True)
+    EVENTS = os.path.join(args.dir, "events.log")
+    bed = UMockdev.Testbed.new()
+    printers = {}
+    for i, spec in enumerate(args.printer):
+        kind, serial = spec.split(":", 1)
+        p = KINDS[kind](bed, serial, i + 1, args.dir)
+        printers[serial] = p
+        p.plug()
+
+    control = os.path.join(args.dir, "control")
+    if not os.path.exists(control):
+        os.mkfifo(control)
+
+    def reader():
+        fd = os.open(control, os.O_RDWR)  # RDWR: never sees EOF when writers come and go
+        with os.fdopen(fd, "r") as f:
+            for line in f:
+                line = line.strip()
+                if line:
+                    GLib.idle_add(lambda l=line: apply(printers, l) and False)
+
+    threading.Thread(target=reader, daemon=True).start()
+
+    env = dict(os.environ)
+    env["UMOCKDEV_DIR"] = bed.get_root_dir()
+    loop = GLib.MainLoop()
+    pid = os.fork()
+    if pid == 0:
+        os.execvpe(command[0], command, env)
+    status = {"code": 1}
+
+    def forward(sig):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+        return True
+
+    # A parent may start us with signals blocked (Foundation's Process does): unblock them,
+    # or SIGTERM never reaches the main loop and labeld is never stopped.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        GLib.unix_signal_add(GLib.PRIORITY_HIGH, sig, forward, sig)
+
+    def exited(pid_, wait_status):
+        status["code"] = os.waitstatus_to_exitcode(wait_status)
+        loop.quit()
+
+    GLib.child_watch_add(GLib.PRIORITY_DEFAULT, pid, exited)
+    loop.run()
+    code = status["code"]
+    sys.exit(code if code >= 0 else 128 - code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+import Foundation
+import LabelClient
+import LabelCore
+import Testing
+
+/// labeld's log: one line per event, each with a journald priority prefix, naming printer
+/// and job; product data and documents stay out of it.
+@Suite struct LoggingTests {
+  @Test func linesCarryPriorities_printerAndJob_andNoProductData() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs"]])
+      try c.call("templates.save", ["template": Fixtures.shelfTemplate])
+      try c.call(
+        "products.save",
+        [
+          "product": [
+            "sku": "SECRET-SKU-1", "name": "Confidential Prototype", "barcode": "4006381333931",
+          ]
+        ])
+      let job = try c.call(
+        "jobs.submit", ["printer": "sim:zebra", "template": "shelf", "sku": "SECRET-SKU-1"],
+        as: JobResult.self
+      ).job
+      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+      try c.call("printers.simulate", ["printer": "sim:ql", "fault": "coverOpen"])
+      for _ in 0..<2000 where !d.log.contains("printer sim:ql faults: coverOpen") { usleep(5_000) }
+      let lines = d.log.split(separator: "\n")
+      #expect(!lines.isEmpty)
+      for line in lines {
+        #expect(line.range(of: #"^<[3-7]>"#, options: .regularExpression) != nil, "\(line)")
+      }
+      #expect(lines.contains { $0.hasPrefix("<6>printer sim:zebra job \(job.id) completed") })
+      #expect(lines.contains { $0.hasPrefix("<6>printer sim:ql faults: coverOpen") })
+      #expect(!d.log.contains("Confidential Prototype"))
+      #expect(!d.log.contains("^XA"))
+    }
+  }
+}

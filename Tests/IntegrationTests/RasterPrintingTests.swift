@@ -1,0 +1,231 @@
+import Foundation
+import LabelClient
+import LabelCore
+import LabelLanguages
+import LabelRender
+import Testing
+
+/// Labels that reach printers as images: templates on a Brother QL, PNG documents on a
+/// Brother QL and a ZPL printer. Every check decodes the bytes the simulated printer
+/// received, with our own decoders, back to the 1-bit image.
+@Suite struct RasterPrintingTests {
+  static let ql = BrotherQLModel.named("QL-820NWB")!
+  static let roll62 = BrotherQLMedia.named("62")!
+
+  /// The printed area of a QL job the simulator received, un-mirrored, page by page.
+  static func qlPages(_ bytes: [UInt8]) throws -> [Bitmap] {
+    let job = try BrotherQLRasterDecoder(model: ql).decode(bytes)
+    return job.pages.map { $0.bitmap(media: roll62, model: ql) }
+  }
+
+  /// The one `^GFA` graphic of a ZPL label.
+  static func zplGraphic(_ zpl: String) throws -> Bitmap {
+    let start = try #require(zpl.range(of: "^GFA,")).upperBound
+    let fields = zpl[start...].split(separator: ",", maxSplits: 3)
+    let total = try #require(Int(fields[0]))
+    let perRow = try #require(Int(fields[2]))
+    let data = String(fields[3].prefix { $0 != "^" })
+    let rows = total / perRow
+    let bytes = try #require(ZebraHex.decode(data, bytesPerRow: perRow, rows: rows))
+    let pw = try #require(zpl.range(of: "^PW")).upperBound
+    let width = try #require(Int(String(zpl[pw...].prefix { $0.isNumber })))
+    return Bitmap(width: width, height: rows, bytes: bytes)
+  }
+
+  /// A test card: a frame, a diagonal, a checkerboard corner, an odd width.
+  static func testCard(width: Int, height: Int) -> Bitmap {
+    var b = Bitmap(width: width, height: height)
+    for x in 0..<width {
+      b[x, 0] = true
+      b[x, height - 1] = true
+    }
+    for y in 0..<height {
+      b[0, y] = true
+      b[width - 1, y] = true
+      b[y * width / height, y] = true
+    }
+    for y in 3..<20 { for x in 3..<20 where (x + y) % 2 == 0 { b[x, y] = true } }
+    return b
+  }
+
+  static func submitPNG(_ c: LabelClient, _ w: LabelClient, printer: String, _ bitmap: Bitmap)
+    throws -> Int
+  {
+    let png = try PNGCodec.encode(bitmap)
+    let job = try c.call(
+      "jobs.submit",
+      [
+        "printer": .string(printer),
+        "document": ["format": "png", "data": .string(Data(png).base64EncodedString())],
+      ],
+      as: JobResult.self
+    ).job
+    _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+    return job.id
+  }
+
+  @Test func pngDocument_onBrotherQL_decodesToTheSourceImage() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs"]])
+      let card = Self.testCard(width: 601, height: 233)
+      let id = try Self.submitPNG(c, w, printer: "sim:ql", card)
+      let output = try #require(d.simOutput("ql", job: id, ext: "ql"))
+      let pages = try Self.qlPages(output)
+      let page = try #require(pages.first)
+      #expect(pages.count == 1)
+      // One pixel per dot from the printable area's top-left; the rest stays white.
+      #expect(page.height == 233)
+      for y in 0..<page.height {
+        for x in 0..<page.width where page[x, y] != (x < 601 && card[x, y]) {
+          Issue.record("dot (\(x), \(y)) differs")
+          return
+        }
+      }
+    }
+  }
+
+  @Test func pngDocument_onZPL_isAGraphicOfTheSourceImage() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs"]])
+      let card = Self.testCard(width: 397, height: 150)
+      let id = try Self.submitPNG(c, w, printer: "sim:zebra", card)
+      let output = try #require(d.simOutput("zebra", job: id, ext: "zpl"))
+      let zpl = String(decoding: output, as: UTF8.self)
+      #expect(zpl.hasPrefix("^XA^PW397^LL150"))
+      #expect(try Self.zplGraphic(zpl) == card)
+    }
+  }
+
+  /// A template job on a Brother QL is the rasterised label: the same bitmap the PNG
+  /// preview for that printer shows, cut to the printable area, and every barcode in it
+  /// reads back with zbarimg from the bytes the printer received.
+  @Test func templateJob_onBrotherQL_printsThePreview_andItsBarcodesScan() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs"]])
+      let template: JSONValue = [
+        "name": "codes", "media": ["widthMM": 62, "lengthMM": 100],
+        "elements": [
+          [
+            "type": "text", "x": 4, "y": 3, "width": 54, "height": 8, "text": "${name}",
+            "weight": "bold",
+          ],
+          [
+            "type": "barcode", "x": 8, "y": 14, "height": 12, "symbology": "ean13",
+            "data": "${gtin}",
+          ],
+          [
+            "type": "barcode", "x": 8, "y": 36, "height": 10, "symbology": "code128",
+            "data": "${sku}", "moduleWidth": 0.25,
+          ],
+          ["type": "barcode", "x": 8, "y": 56, "height": 30, "symbology": "qr", "data": "${url}"],
+          [
+            "type": "barcode", "x": 12, "y": 82, "height": 10, "symbology": "upca",
+            "data": "${upc}",
+          ],
+        ],
+      ]
+      try c.call("templates.save", ["template": template])
+      let data: JSONValue = [
+        "name": "Wholemeal flour 1 kg", "gtin": "4006381333931", "sku": "SKU-77/Q",
+        "url": "https://shop.example/p/SKU-77", "upc": "036000291452",
+      ]
+      let job = try c.call(
+        "jobs.submit", ["printer": "sim:ql", "template": "codes", "data": data], as: JobResult.self
+      ).job
+      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+      let output = try #require(d.simOutput("ql", job: job.id, ext: "ql"))
+      let page = try #require(try Self.qlPages(output).first)
+      // The preview for sim:ql is the full 62 x 100 mm label; its printable middle is the page.
+      let preview = try c.call(
+        "labels.render", ["template": "codes", "data": data, "printer": "sim:ql", "format": "png"],
+        as: RenderResult.self)
+      let previewPNG = try #require(Data(base64Encoded: preview.data))
+      let previewBitmap = try PNGCodec.decodeBitmap([UInt8](previewPNG))
+      #expect(previewBitmap.width == 732 && previewBitmap.height == 1181)
+      let x0 = (732 - Self.roll62.printableWidth) / 2
+      var same = page.height == previewBitmap.height
+      for y in 0..<min(page.height, previewBitmap.height) where same {
+        for x in 0..<page.width where page[x, y] != previewBitmap[x0 + x, y] {
+          same = false
+          break
+        }
+      }
+      #expect(same, "the printed page is not the preview's printable area")
+      let read = Set(try ZBarDecoder.decode(try PNGCodec.encode(page)))
+      // zbar reads UPC-A as EAN-13 with a leading zero.
+      #expect(
+        read == ["4006381333931", "SKU-77/Q", "https://shop.example/p/SKU-77", "0036000291452"])
+    }
+  }
+
+  /// At 203 dpi a ZPL printer takes images as graphics: the preview, sent back as a PNG
+  /// document, reaches the printer as the same dots, and its barcodes still scan.
+  @Test func preview203_printedAsPNG_onZPL_scans() throws {
+    try withDaemon(["--simulate", "big=zpl,dpi=203,width=101.6,length=152.4"]) { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs"]])
+      let template: JSONValue = [
+        "name": "codes", "media": ["widthMM": 100, "lengthMM": 150],
+        "elements": [
+          [
+            "type": "barcode", "x": 10, "y": 10, "height": 15, "symbology": "ean13",
+            "data": "4006381333931",
+          ],
+          [
+            "type": "barcode", "x": 10, "y": 40, "height": 15, "symbology": "upca",
+            "data": "036000291452",
+          ],
+          [
+            "type": "barcode", "x": 10, "y": 70, "height": 12, "symbology": "code128",
+            "data": "1Z999AA10123456784",
+          ],
+          [
+            "type": "barcode", "x": 10, "y": 100, "height": 35, "symbology": "qr",
+            "data": "Größe 42",
+          ],
+        ],
+      ]
+      try c.call("templates.save", ["template": template])
+      let preview = try c.call(
+        "labels.render", ["template": "codes", "data": [:], "printer": "sim:big", "format": "png"],
+        as: RenderResult.self)
+      #expect(preview.width == 799 && preview.height == 1199)  // 100 x 150 mm at 203 dpi
+      let png = [UInt8](try #require(Data(base64Encoded: preview.data)))
+      let bitmap = try PNGCodec.decodeBitmap(png)
+      let id = try Self.submitPNG(c, w, printer: "sim:big", bitmap)
+      let output = try #require(d.simOutput("big", job: id, ext: "zpl"))
+      let zpl = String(decoding: output, as: UTF8.self)
+      let printed = try Self.zplGraphic(zpl)
+      #expect(printed == bitmap)
+      let read = Set(try ZBarDecoder.decode(try PNGCodec.encode(printed)))
+      #expect(read == ["4006381333931", "0036000291452", "1Z999AA10123456784", "Größe 42"])
+    }
+  }
+}
+
+/// Debian's zbarimg (zbar-tools) reading a PNG: one line per symbol, data only.
+enum ZBarDecoder {
+  static func decode(_ png: [UInt8]) throws -> [String] {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "labeld-zbar-\(UUID().uuidString).png")
+    try Data(png).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
+    p.arguments = ["--quiet", "--raw", file.path]
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+  }
+}

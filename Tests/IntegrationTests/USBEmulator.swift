@@ -1,0 +1,145 @@
+import Foundation
+import LabelClient
+import LabelCore
+import LabelLanguages
+import Testing
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+
+/// A USB bus of emulated printers (Tests/Emulators/usbprinter.py on umockdev) with the
+/// built labeld running on it as the emulator's child: the real libusb code path, driven
+/// over the socket. The emulator is told what to do through its control FIFO.
+final class USBEmulator: @unchecked Sendable {
+  static let script = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Emulators/usbprinter.py").path
+
+  /// Why the emulator cannot run here (nil when it can).
+  static let unavailable: String? = {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/umockdev-wrapper") else {
+      return "umockdev-wrapper is missing (Debian package umockdev)"
+    }
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    p.arguments = ["-c", "import gi; gi.require_version('UMockdev', '1.0')"]
+    p.standardError = FileHandle.nullDevice
+    guard (try? p.run()) != nil else { return "/usr/bin/python3 is missing" }
+    p.waitUntilExit()
+    return p.terminationStatus == 0
+      ? nil : "python3-gi or gir1.2-umockdev-1.0 is missing for /usr/bin/python3"
+  }()
+
+  static var available: Bool { unavailable == nil }
+
+  let directory: URL
+  let output: URL
+  let daemon: DaemonProcess
+
+  /// Printers as `ql820:SERIAL` or `zebra:SERIAL`.
+  init(printers: [String], arguments: [String] = []) throws {
+    directory = DaemonProcess.makeTempDirectory()
+    output = directory.appendingPathComponent("bus", isDirectory: true)
+    let wrapper =
+      ["/usr/bin/umockdev-wrapper", "/usr/bin/python3", Self.script, "--dir", output.path]
+      + printers.flatMap { ["--printer", $0] } + ["--"]
+    daemon = try DaemonProcess(
+      ["--usb-timeout-ms", "700"] + arguments, directory: directory, wrapper: wrapper)
+  }
+
+  deinit {
+    daemon.stop()
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// Tells the emulator something (`A1 cover open`).
+  func control(_ line: String) throws {
+    let fd = open(output.appendingPathComponent("control").path, O_WRONLY)
+    guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    defer { close(fd) }
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+  }
+
+  /// Waits until the emulator's event log has a line containing `text`.
+  @discardableResult
+  func waitForEvent(_ text: String, timeout: Double = 10) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      if events.contains(text) { return true }
+      usleep(20_000)
+    }
+    return false
+  }
+
+  var events: String {
+    (try? String(contentsOf: output.appendingPathComponent("events.log"), encoding: .utf8)) ?? ""
+  }
+
+  /// Files the printer `serial` wrote with `prefix` ("page-", "label-").
+  func files(_ serial: String, prefix: String) -> [String] {
+    let dir = output.appendingPathComponent(serial)
+    return ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [])
+      .filter { $0.hasPrefix(prefix) }.sorted()
+  }
+
+  func file(_ serial: String, _ name: String) -> [UInt8]? {
+    let url = output.appendingPathComponent(serial).appendingPathComponent(name)
+    return (try? Data(contentsOf: url)).map { [UInt8]($0) }
+  }
+
+  /// Page `n` as the emulated Brother printed it (a P4 PBM of the roll's printable area).
+  func page(_ serial: String, _ n: Int) -> Bitmap? {
+    guard let data = file(serial, "page-\(n).pbm") else { return nil }
+    // "P4\n<w> <h>\n" then rows.
+    var newlines = 0
+    var start = 0
+    for (i, b) in data.enumerated() where b == 0x0A {
+      newlines += 1
+      if newlines == 2 {
+        start = i + 1
+        break
+      }
+    }
+    let header = String(decoding: data[0..<start], as: UTF8.self).split(
+      whereSeparator: \.isWhitespace)
+    guard header.count == 3, let w = Int(header[1]), let h = Int(header[2]) else { return nil }
+    return Bitmap(width: w, height: h, bytes: Array(data[start...]))
+  }
+
+  /// Runs `body` against labeld on the emulated bus; labeld must survive and exit cleanly.
+  static func run(
+    printers: [String], arguments: [String] = [],
+    _ body: (USBEmulator, DaemonProcess) throws -> Void
+  ) throws {
+    let bus = try USBEmulator(printers: printers, arguments: arguments)
+    try body(bus, bus.daemon)
+    let d = bus.daemon
+    #expect(d.process.isRunning, "labeld died during the test:\n\(d.log.suffix(4000))")
+    if d.process.isRunning {
+      d.stop()
+      #expect(
+        d.process.terminationStatus == 0,
+        "labeld exited uncleanly on SIGTERM:\n\(d.log.suffix(6000))")
+    }
+  }
+}
+
+extension LabelClient {
+  /// Waits for the printerError alert of `printer` in `state`, with `reason` when given.
+  func waitForPrinterError(
+    _ printer: String, state: String = "active", reason: Reason? = nil, timeout: Double = 15
+  ) throws -> JSONValue {
+    try waitFor("alert", timeout: timeout) { a in
+      a["kind"] == "printerError" && a["printer"] == .string(printer)
+        && a["state"] == .string(state)
+        && (reason == nil || a["reason"] == .string(reason!.rawValue))
+    }
+  }
+
+  func waitForJob(_ id: Int, state: String = "completed", timeout: Double = 20) throws -> JSONValue
+  {
+    try waitFor("job", timeout: timeout) { $0["id"] == .int(id) && $0["state"] == .string(state) }
+  }
+}

@@ -1,0 +1,257 @@
+import Foundation
+import LabelClient
+import LabelCore
+import LabelLanguages
+import LabelRender
+import Testing
+
+/// The USB transport against emulated printers (umockdev): the real libusb calls, a
+/// Brother QL-820NWB that decodes the raster it receives and answers status like the real
+/// one, and a Zebra answering ~HQES. Serialized: every emulated transfer busy-polls a core.
+@Suite(
+  .serialized,
+  .enabled(
+    if: USBEmulator.available,
+    "needs umockdev, gir1.2-umockdev-1.0 and python3-gi for /usr/bin/python3 (make deps installs them)"
+  ))
+struct USBPrinterTests {
+  static let ql = "usb:04f9:209d:A1B2"
+  static let zebra = "usb:0a5f:0120:Z9"
+  static let both = ["ql820:A1B2", "zebra:Z9"]
+
+  static func submitPNG(_ c: LabelClient, printer: String, _ bitmap: Bitmap, copies: Int = 1)
+    throws -> Int
+  {
+    let png = try PNGCodec.encode(bitmap)
+    return try c.call(
+      "jobs.submit",
+      [
+        "printer": .string(printer), "copies": .int(copies),
+        "document": ["format": "png", "data": .string(Data(png).base64EncodedString())],
+      ],
+      as: JobResult.self
+    ).job.id
+  }
+
+  static func subscriber(_ d: DaemonProcess) throws -> LabelClient {
+    let w = try d.client()
+    try w.call("subscribe", ["topics": ["alerts", "jobs", "printers"]])
+    return w
+  }
+
+  /// The test card's dots inside the printed page (the rest must be white).
+  static func expectPage(_ page: Bitmap?, equals card: Bitmap) {
+    guard let page else {
+      Issue.record("no page printed")
+      return
+    }
+    #expect(page.height == max(card.height, 150))
+    for y in 0..<page.height {
+      for x in 0..<page.width where page[x, y] != (x < card.width && y < card.height && card[x, y])
+      {
+        Issue.record("printed dot (\(x), \(y)) differs from the bitmap sent")
+        return
+      }
+    }
+  }
+
+  @Test func discovery_findsBothPrinters_withTheirIDsDriversAndMedia() throws {
+    try USBEmulator.run(printers: Self.both) { _, d in
+      let c = try d.client()
+      let printers = try c.call("printers.list", as: PrintersResult.self).printers
+      let ql = try #require(printers.first { $0.id == Self.ql })
+      #expect(ql.transport == .usb && ql.language == .brotherQL && ql.dpi == 300)
+      #expect(ql.model == "Brother QL-820NWB" && ql.name == "QL-820NWB")
+      #expect(ql.media == Media(widthMM: 62, lengthMM: 0, kind: "continuous"))
+      #expect(ql.uri == "usb://Brother/QL-820NWB?serial=A1B2")
+      let zebra = try #require(printers.first { $0.id == Self.zebra })
+      #expect(zebra.transport == .usb && zebra.language == .zpl && zebra.model == "Zebra ZD420")
+
+      let devices = try c.call("devices.list", as: DevicesResult.self)
+      #expect(devices.enabled)
+      let qlDevice = try #require(devices.devices.first { $0.printer == Self.ql })
+      #expect(qlDevice.status == .ok && qlDevice.driver == "QL-820NWB" && qlDevice.printerClass)
+      #expect(qlDevice.deviceID?.contains("MDL:QL-820NWB") == true)
+      #expect(qlDevice.message.contains("vendor and product id"))
+      let zebraDevice = try #require(devices.devices.first { $0.printer == Self.zebra })
+      #expect(zebraDevice.driver == "Zebra ZD420" && zebraDevice.message.contains("device id"))
+
+      let table = try labelctl(["--socket", d.socketPath, "devices"])
+      #expect(table.status == 0)
+      #expect(table.stdout.contains("1-1") && table.stdout.contains("04f9:209d  ok"))
+      #expect(table.stdout.contains(Self.ql) && table.stdout.contains("QL-820NWB"))
+    }
+  }
+
+  @Test func pngOnBrotherQL_theEmulatedPrinterPrintsTheBitmapSent_onePagePerCopy() throws {
+    try USBEmulator.run(printers: ["ql820:A1B2"]) { bus, d in
+      let c = try d.client()
+      let w = try Self.subscriber(d)
+      let card = RasterPrintingTests.testCard(width: 601, height: 233)
+      let id = try Self.submitPNG(c, printer: Self.ql, card, copies: 2)
+      let done = try w.waitForJob(id)
+      #expect(done["printed"] == 2)
+      #expect(bus.files("A1B2", prefix: "page-").count == 2)
+      Self.expectPage(bus.page("A1B2", 1), equals: card)
+      Self.expectPage(bus.page("A1B2", 2), equals: card)
+      // The bytes the printer received decode, with labeld's own decoder, to the same page.
+      let job = try #require(bus.file("A1B2", "job-1.ql"))
+      let pages = try RasterPrintingTests.qlPages(job)
+      #expect(pages.count == 1 && pages.first == bus.page("A1B2", 1))
+    }
+  }
+
+  @Test func zplOnZebra_isPrintedAsSent() throws {
+    try USBEmulator.run(printers: ["zebra:Z9"]) { bus, d in
+      let c = try d.client()
+      let w = try Self.subscriber(d)
+      let zpl = "^XA^FO20,20^A0N,40,40^FDHello USB^FS^XZ"
+      let id = try c.call(
+        "jobs.submit",
+        ["printer": .string(Self.zebra), "document": ["format": "native", "data": base64(zpl)]],
+        as: JobResult.self
+      ).job.id
+      _ = try w.waitForJob(id)
+      #expect(bus.file("Z9", "label-1.zpl") == Array(zpl.utf8))
+    }
+  }
+
+  /// A fault the printer reports before the job: printerError naming the job, nothing
+  /// printed while it lasts, cleared by the status poll, then exactly one label.
+  @Test(arguments: [
+    ("cover open", "cover closed", Reason.coverOpen),
+    ("media none", "media 62", Reason.mediaEmpty),
+    ("media 29x90", "media 62", Reason.mediaMismatch),
+    ("claimed on", "claimed off", Reason.busy),
+  ])
+  func brotherFault_raisesPrinterErrorNamingTheJob_thenClears_andTheJobPrintsOnce(
+    set: String, clear: String, reason: Reason
+  ) throws {
+    try USBEmulator.run(printers: ["ql820:A1B2"]) { bus, d in
+      let c = try d.client()
+      let w = try Self.subscriber(d)
+      try bus.control("A1B2 \(set)")
+      #expect(bus.waitForEvent("A1B2 did \(set)"))
+      let card = RasterPrintingTests.testCard(width: 300, height: 160)
+      let id = try Self.submitPNG(c, printer: Self.ql, card)
+      let alert = try w.waitForPrinterError(Self.ql, reason: reason)
+      #expect(alert["job"] == .int(id), "\(alert)")
+      #expect(try c.call("jobs.get", ["job": .int(id)], as: JobResult.self).job.printed == 0)
+      #expect(bus.files("A1B2", prefix: "page-").isEmpty)
+      try bus.control("A1B2 \(clear)")
+      _ = try w.waitForPrinterError(Self.ql, state: "cleared")
+      let done = try w.waitForJob(id)
+      #expect(done["printed"] == 1)
+      #expect(bus.files("A1B2", prefix: "page-") == ["page-1.pbm"])
+      Self.expectPage(bus.page("A1B2", 1), equals: card)
+    }
+  }
+
+  /// The cover opens while the page prints: the printer reports an error instead of
+  /// "printing completed", so the copy is not counted; it prints once after the cover closes.
+  @Test func coverOpensMidJob_theCopyIsNotCounted_andPrintsOnceAfterwards() throws {
+    try USBEmulator.run(printers: ["ql820:A1B2"]) { bus, d in
+      let c = try d.client()
+      let w = try Self.subscriber(d)
+      try bus.control("A1B2 fail-next-page cover")
+      #expect(bus.waitForEvent("A1B2 did fail-next-page cover"))
+      let card = RasterPrintingTests.testCard(width: 400, height: 200)
+      let id = try Self.submitPNG(c, printer: Self.ql, card)
+      let alert = try w.waitForPrinterError(Self.ql, reason: .coverOpen)
+      #expect(alert["job"] == .int(id))
+      #expect(bus.events.contains("A1B2 error page not printed"))
+      try bus.control("A1B2 cover closed")
+      _ = try w.waitForJob(id)
+      #expect(bus.files("A1B2", prefix: "page-") == ["page-1.pbm"])
+      Self.expectPage(bus.page("A1B2", 1), equals: card)
+    }
+  }
+
+  /// Unplugged mid-transfer: `disconnected` naming the job, the printer stays listed with
+  /// the same id, and the job prints once after the replug.
+  @Test func unplugMidTransfer_jobWaits_andCompletesAfterReplug() throws {
+    try USBEmulator.run(printers: ["ql820:A1B2"]) { bus, d in
+      let c = try d.client()
+      let w = try Self.subscriber(d)
+      try bus.control("A1B2 unplug-after 3000")
+      #expect(bus.waitForEvent("A1B2 did unplug-after"))
+      let card = RasterPrintingTests.testCard(width: 696, height: 600)
+      let id = try Self.submitPNG(c, printer: Self.ql, card)
+      let alert = try w.waitForPrinterError(Self.ql, reason: .disconnected)
+      #expect(alert["job"] == .int(id))
+      #expect(bus.waitForEvent("A1B2 unplugged"))
+      let gone = try c.call("printers.get", ["printer": .string(Self.ql)], as: PrinterResult.self)
+      #expect(gone.printer.reasons == [.disconnected] && gone.printer.state == .stopped)
+      #expect(try c.call("jobs.get", ["job": .int(id)], as: JobResult.self).job.printed == 0)
+      try bus.control("A1B2 plug")
+      _ = try w.waitForPrinterError(Self.ql, state: "cleared")
+      _ = try w.waitForJob(id)
+      #expect(bus.files("A1B2", prefix: "page-") == ["page-1.pbm"])
+      Self.expectPage(bus.page("A1B2", 1), equals: card)
+      let back = try c.call("printers.get", ["printer": .string(Self.ql)], as: PrinterResult.self)
+      #expect(back.printer.reasons.isEmpty)
+    }
+  }
+
+  /// A printer that never answers: the status wait is bounded, the job waits with a typed
+  /// `offline` alert, other requests are answered meanwhile, and it prints once it answers.
+  @Test func silentPrinter_timesOutAsOffline_whileTheDaemonStaysResponsive() throws {
+    try USBEmulator.run(printers: ["ql820:A1B2"]) { bus, d in
+      let c = try d.client()
+      let w = try Self.subscriber(d)
+      try bus.control("A1B2 silent on")
+      #expect(bus.waitForEvent("A1B2 did silent on"))
+      let card = RasterPrintingTests.testCard(width: 200, height: 150)
+      let submitted = Date()
+      let id = try Self.submitPNG(c, printer: Self.ql, card)
+      // While labeld waits for the printer, another request is answered at once.
+      let asked = Date()
+      _ = try c.call("hello")
+      _ = try c.call("printers.list")
+      #expect(Date().timeIntervalSince(asked) < 0.5)
+      let alert = try w.waitForPrinterError(Self.ql, reason: .offline, timeout: 10)
+      #expect(alert["job"] == .int(id))
+      #expect(Date().timeIntervalSince(submitted) < 5, "the status wait is bounded (700 ms)")
+      try bus.control("A1B2 silent off")
+      _ = try w.waitForJob(id)
+      #expect(bus.files("A1B2", prefix: "page-") == ["page-1.pbm"])
+    }
+  }
+
+  /// A Zebra with its media out: nothing is sent while the fault lasts (it would print
+  /// twice), and the job prints once after it clears.
+  @Test func zebraMediaOut_jobWaits_andPrintsOnce() throws {
+    try USBEmulator.run(printers: ["zebra:Z9"]) { bus, d in
+      let c = try d.client()
+      let w = try Self.subscriber(d)
+      try bus.control("Z9 errors 1")
+      #expect(bus.waitForEvent("Z9 did errors 1"))
+      let id = try Self.submitPNG(
+        c, printer: Self.zebra, RasterPrintingTests.testCard(width: 100, height: 50))
+      let alert = try w.waitForPrinterError(Self.zebra, reason: .mediaEmpty)
+      #expect(alert["job"] == .int(id))
+      #expect(bus.files("Z9", prefix: "label-").isEmpty)
+      try bus.control("Z9 errors 0")
+      _ = try w.waitForJob(id)
+      #expect(bus.files("Z9", prefix: "label-") == ["label-1.zpl"])
+    }
+  }
+
+  /// A Zebra that never answers ~HQES does not hold jobs up: they go out unconfirmed.
+  @Test func silentZebra_doesNotStallJobs() throws {
+    try USBEmulator.run(printers: ["zebra:Z9"]) { bus, d in
+      let c = try d.client()
+      let w = try Self.subscriber(d)
+      try bus.control("Z9 silent on")
+      #expect(bus.waitForEvent("Z9 did silent on"))
+      let start = Date()
+      for _ in 0..<3 {
+        let id = try Self.submitPNG(
+          c, printer: Self.zebra, RasterPrintingTests.testCard(width: 80, height: 40))
+        _ = try w.waitForJob(id)
+      }
+      #expect(Date().timeIntervalSince(start) < 5, "one bounded status wait, then back-off")
+      #expect(bus.files("Z9", prefix: "label-").count == 3)
+    }
+  }
+}
