@@ -58,7 +58,9 @@ let package = Package(
       name: "LabelRenderTests", dependencies: ["LabelRender", "LabelLanguages", "LabelCore"]),
     .testTarget(
       name: "LabelDaemonTests",
-      dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite", "LabelLanguages", "LabelUSB"]),
+      dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite", "LabelLanguages", "LabelUSB",
+        "LabelCUPS",
+      ]),
     .testTarget(
       name: "IntegrationTests",
       dependencies: [

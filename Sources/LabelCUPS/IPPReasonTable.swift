@@ -47,6 +47,12 @@ public enum IPPReasonTable {
     "job-canceled-at-device",
   ]
 
+  /// printer-state-reasons the ipp backend sets while ending a job that show the job was
+  /// not printed: the printer no longer knows the job CUPS sent it (a printer restarted
+  /// mid-job), yet CUPS marks the job completed. Measured with CUPS 2.4.2: the keyword is on
+  /// the printer, not in the job's job-state-reasons.
+  public static let notPrintedPrinterKeywords: Set<String> = ["cups-ipp-missing-job-history"]
+
   /// Backend messages (printer-state-message, job-printer-state-message) that say the
   /// device cannot be reached. CUPS's ipp backend reports an unreachable printer only this
   /// way: its printer-state-reasons stay `none` (measured with CUPS 2.4.2).
@@ -101,7 +107,8 @@ public enum IPPReasonTable {
     case canceled
   }
 
-  public static func outcome(_ job: CUPSJob) -> JobOutcome {
+  /// `printerReasons`: the queue's printer-state-reasons read as the job ended.
+  public static func outcome(_ job: CUPSJob, printerReasons: [String] = []) -> JobOutcome {
     let message = job.printerMessage.isEmpty ? "" : ": \(job.printerMessage)"
     switch job.state {
     case .pending, .held, .stopped: return .waiting
@@ -118,7 +125,9 @@ public enum IPPReasonTable {
       let why = job.reasons.isEmpty ? "" : " (\(job.reasons.joined(separator: ",")))"
       return .notPrinted(.jobAborted, "CUPS aborted job \(job.id)\(why)\(message)")
     case .completed:
-      let bad = job.reasons.filter { notPrintedJobKeywords.contains($0) }
+      let bad =
+        job.reasons.filter { notPrintedJobKeywords.contains($0) }
+        + printerReasons.filter { notPrintedPrinterKeywords.contains(stripSeverity($0)) }
       if bad.isEmpty { return .printed }
       return .notPrinted(
         .jobAborted,

@@ -18,6 +18,8 @@ import Synchronization
 struct Bench {
   var labeld = ".build/release/labeld"
   var requests = 2000
+  /// Only the CUPS transport section (`--cups-only`).
+  var cupsOnly = false
 }
 
 var bench = Bench()
@@ -26,10 +28,16 @@ while let a = args.popFirst() {
   switch a {
   case "--labeld": bench.labeld = args.popFirst() ?? bench.labeld
   case "--requests": bench.requests = Int(args.popFirst() ?? "") ?? bench.requests
+  case "--cups-only": bench.cupsOnly = true
   default:
-    print("usage: labeld-bench [--labeld PATH] [--requests N]")
+    print("usage: labeld-bench [--labeld PATH] [--requests N] [--cups-only]")
     exit(64)
   }
+}
+
+if bench.cupsOnly {
+  print(cupsBenchmarks())
+  exit(0)
 }
 
 var nofile = rlimit()
@@ -191,6 +199,7 @@ report += zplEncoding()
 report += qlEncoding()
 report += rendering()
 report += usbThroughput(labeld: bench.labeld)
+report += cupsBenchmarks()
 print(report)
 
 /// Bytes of labeld.db plus its WAL after 10,000 jobs go through a fresh daemon.

@@ -14,7 +14,7 @@ final class CUPSHarness: @unchecked Sendable {
   let directory: URL
   /// cupsd's socket: `CUPS_SERVER` for labeld and the CUPS tools.
   let socketPath: String
-  private var processes: [Process] = []
+  private var processes: [Child] = []
   private(set) var printers: [VirtualPrinter] = []
 
   static let tools = [
@@ -88,6 +88,9 @@ final class CUPSHarness: @unchecked Sendable {
       "/usr/bin/dbus-daemon",
       ["--session", "--address=unix:path=\(path)/dbus.sock", "--nofork", "--nopidfile"],
       log: "dbus")
+    try waitUntil("dbus-daemon listens") {
+      FileManager.default.fileExists(atPath: path + "/dbus.sock")
+    }
   }
 
   /// Starts cupsd (again, after `stopCUPSD`) and waits until it accepts connections.
@@ -103,9 +106,7 @@ final class CUPSHarness: @unchecked Sendable {
 
   /// Stops cupsd (SIGTERM to its pid), leaving the printers and queues configured.
   func stopCUPSD() {
-    for p in processes where p.executableURL?.path == "/usr/sbin/cupsd" {
-      Self.end(p)
-    }
+    for p in processes where p.path == "/usr/sbin/cupsd" { p.end() }
     unlink(socketPath)
   }
 
@@ -126,17 +127,14 @@ final class CUPSHarness: @unchecked Sendable {
   /// Runs a CUPS command-line tool against this server; throws with its output on failure.
   @discardableResult
   func tool(_ path: String, _ args: [String]) throws -> String {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: path)
-    p.arguments = args
-    p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    p.standardError = pipe
-    try Self.runUnblocked(p)
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    p.waitUntilExit()
-    guard p.terminationStatus == 0 else {
+    let out = directory.path + "/tmp/tool-\(UUID().uuidString).out"
+    defer { unlink(out) }
+    let child = try Child(
+      path, args, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+      output: out)
+    let status = child.wait()
+    let output = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+    guard status == 0 else {
       throw HarnessError.failed("\(path) \(args.joined(separator: " ")): \(output)")
     }
     return output
@@ -145,46 +143,13 @@ final class CUPSHarness: @unchecked Sendable {
   /// Starts a process of ours, its output in log/NAME.log.
   @discardableResult
   func spawn(_ path: String, _ args: [String], log: String, environment: [String: String] = [:])
-    throws -> Process
+    throws -> Child
   {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: path)
-    p.arguments = args
-    p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let logPath = directory.path + "/log/\(log).log"
-    if !FileManager.default.fileExists(atPath: logPath) {
-      _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-    }
-    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-    handle.seekToEndOfFile()
-    p.standardOutput = handle
-    p.standardError = handle
-    p.standardInput = FileHandle.nullDevice
-    try Self.runUnblocked(p)
-    processes.append(p)
-    return p
-  }
-
-  /// Starts `p` with no signals blocked. Test threads (Dispatch and Swift's pool) block
-  /// SIGTERM, and a child inherits the mask across exec: cupsd and ippeveprinter would then
-  /// ignore the SIGTERM that stops them.
-  static func runUnblocked(_ p: Process) throws {
-    var none = sigset_t()
-    var saved = sigset_t()
-    sigemptyset(&none)
-    pthread_sigmask(SIG_SETMASK, &none, &saved)
-    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-    try p.run()
-  }
-
-  /// SIGTERM, then SIGKILL if `p` has not exited within `grace` seconds.
-  static func end(_ p: Process, grace: Double = 3) {
-    guard p.isRunning else { return }
-    p.terminate()
-    let deadline = Date().addingTimeInterval(grace)
-    while p.isRunning && Date() < deadline { usleep(10_000) }
-    if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-    p.waitUntilExit()
+    let child = try Child(
+      path, args, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+      output: directory.path + "/log/\(log).log")
+    processes.append(child)
+    return child
   }
 
   /// Everything the server and printers logged (for failure messages).
@@ -199,7 +164,7 @@ final class CUPSHarness: @unchecked Sendable {
   }
 
   func stop() {
-    for p in processes.reversed() { Self.end(p) }
+    for p in processes.reversed() { p.end() }
     processes.removeAll()
   }
 
@@ -231,7 +196,7 @@ enum HarnessError: Error { case failed(String) }
 
 /// Polls `condition` every 20 ms for up to `timeout` seconds (readiness, not timing).
 func waitUntil(
-  _ what: String, timeout: Double = 10, process: Process? = nil, _ condition: () -> Bool
+  _ what: String, timeout: Double = 10, process: Child? = nil, _ condition: () -> Bool
 ) throws {
   let deadline = Date().addingTimeInterval(timeout)
   while !condition() {
@@ -249,7 +214,7 @@ final class VirtualPrinter: @unchecked Sendable {
   let port: Int
   let directory: URL
   private unowned let harness: CUPSHarness
-  private var process: Process?
+  private var process: Child?
   private var run = 0
 
   init(harness: CUPSHarness, name: String) throws {
@@ -302,9 +267,7 @@ final class VirtualPrinter: @unchecked Sendable {
 
   /// Kills the printer process (SIGKILL, its pid only).
   func kill() {
-    guard let p = process, p.isRunning else { return }
-    Glibc.kill(p.processIdentifier, SIGKILL)
-    p.waitUntilExit()
+    process?.end(grace: 0)
   }
 
   /// The documents received in this run, in order.
@@ -325,5 +288,85 @@ final class VirtualPrinter: @unchecked Sendable {
     } else {
       try? FileManager.default.removeItem(at: url)
     }
+  }
+}
+
+/// A child process started with posix_spawn and reaped here (Foundation's `Process` can
+/// miss the exit of a killed child and wait forever). No signal is blocked in it: test
+/// threads block SIGTERM and a child would inherit that mask across exec.
+final class Child: @unchecked Sendable {
+  let path: String
+  let pid: pid_t
+  private var status: Int32?
+
+  init(_ path: String, _ args: [String], environment: [String: String], output: String) throws {
+    self.path = path
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    var attr = posix_spawnattr_t()
+    posix_spawnattr_init(&attr)
+    defer { posix_spawnattr_destroy(&attr) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attr, &none)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for sig in [SIGTERM, SIGINT, SIGPIPE, SIGCHLD, SIGHUP] { sigaddset(&defaults, sig) }
+    posix_spawnattr_setsigdefault(&attr, &defaults)
+    posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let argv = ([path] + args).map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+      argv.forEach { free($0) }
+      envp.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, path, &actions, &attr, argv, envp)
+    guard rc == 0 else {
+      throw HarnessError.failed("cannot start \(path): \(String(cString: strerror(rc)))")
+    }
+    self.pid = pid
+  }
+
+  var isRunning: Bool {
+    guard status == nil else { return false }
+    var s: Int32 = 0
+    let r = waitpid(pid, &s, WNOHANG)
+    if r == pid || (r < 0 && errno == ECHILD) {
+      status = r == pid ? s : -1
+      return false
+    }
+    return true
+  }
+
+  /// Waits for the exit; the exit status (-1 if it was killed or already reaped).
+  @discardableResult
+  func wait() -> Int32 {
+    if let status { return Self.exitCode(status) }
+    var s: Int32 = 0
+    var r: pid_t
+    repeat { r = waitpid(pid, &s, 0) } while r < 0 && errno == EINTR
+    status = r == pid ? s : -1
+    return Self.exitCode(status!)
+  }
+
+  private static func exitCode(_ s: Int32) -> Int32 {
+    s >= 0 && (s & 0x7f) == 0 ? (s >> 8) & 0xff : -1
+  }
+
+  /// SIGTERM, then SIGKILL if it has not exited within `grace` seconds; then reaps it.
+  func end(grace: Double = 3) {
+    guard isRunning else { return }
+    if grace > 0 {
+      kill(pid, SIGTERM)
+      let deadline = Date().addingTimeInterval(grace)
+      while isRunning && Date() < deadline { usleep(10_000) }
+    }
+    if isRunning { kill(pid, SIGKILL) }
+    wait()
   }
 }

@@ -170,12 +170,49 @@ struct CUPSTests {
       $0["kind"] == "printerError" && $0["state"] == "active" && $0["reason"] == "offline"
     }
     #expect(raised["job"] == .int(job.id))
+    // CUPS gives up on the device (contimeout=3) and aborts its job; labeld keeps its own
+    // job waiting, and notices the device is back by itself.
+    try waitUntil("CUPS aborted its job", timeout: 20) {
+      (try? h.tool("/usr/bin/lpstat", ["-o", "label"]))?.isEmpty == true
+    }
+    try Self.waitForJob(w, job.id, "held")
     try printer.start()
     _ = try w.waitFor("alert", timeout: 30) {
       $0["id"] == "printerError:cups:label" && $0["state"] == "cleared"
     }
     try Self.waitForJob(w, job.id, "completed")
     #expect(printer.documents == [Array("LATE".utf8)])
+  }
+
+  @Test func printerReplacedMidJob_CUPSSaysCompleted_butNothingPrinted_jobAborted() throws {
+    let h = try CUPSHarness()
+    defer { h.stop() }
+    let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
+    printer.set("hold", true)
+    let d = try Self.daemon(h)
+    let w = try Self.subscriber(d)
+    try Self.explained(h, d) {
+      let job = try Self.submit(try d.client(), "cups:label", "LOST")
+      try Self.waitForJob(w, job.id, "processing")
+      try waitUntil("the printer received the job") { printer.documents.count == 1 }
+      // A new printer process on the same port knows nothing of the job: CUPS then calls its
+      // job completed (cups-ipp-missing-job-history) although nothing was printed.
+      printer.kill()
+      printer.set("hold", false)
+      try printer.start()
+      let aborted = try Self.waitForJob(w, job.id, "aborted", timeout: 60)
+      #expect(aborted["error"]?["reason"] == "jobAborted")
+      #expect(
+        aborted["error"]?["message"]?.stringValue?.contains("cups-ipp-missing-job-history") == true)
+      let alert = try w.waitFor("alert") { $0["kind"] == "printerError" && $0["state"] == "active" }
+      #expect(alert["reason"] == "jobAborted")
+      #expect(alert["job"] == .int(job.id))
+      #expect(printer.documents.isEmpty)
+      // The reason stays on the idle printer; the next job is not mistaken for a lost one.
+      let next = try Self.submit(try d.client(), "cups:label", "AGAIN")
+      try Self.waitForJob(w, next.id, "completed")
+      #expect(printer.documents == [Array("AGAIN".utf8)])
+    }
   }
 
   @Test func queueDisabled_isPaused_jobsWait_andPrintWhenEnabled() throws {

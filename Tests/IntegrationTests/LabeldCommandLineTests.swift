@@ -32,6 +32,7 @@ import Testing
     #expect(status == 0)
     for flag in [
       "--socket", "--state-dir", "--simulate", "--max-message-bytes", "--seed", "--version",
+      "--cups", "--no-cups", "--cups-language QUEUE=LANGUAGE",
     ] {
       #expect(out.contains(flag))
     }
@@ -42,7 +43,8 @@ import Testing
 
   @Test(arguments: [
     ["--bogus"], ["--socket"], ["--simulate", "zebra"], ["--simulate", "z=zpl,dpi=1"],
-    ["--max-message-bytes", "ten"], ["--log-level", "loud"],
+    ["--max-message-bytes", "ten"], ["--log-level", "loud"], ["--cups-language", "label"],
+    ["--cups-language", "label=epl"],
   ])
   func usageErrors_exit64_withAMessage(args: [String]) throws {
     let (status, _, err) = try Self.run(args)

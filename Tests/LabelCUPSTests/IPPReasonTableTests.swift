@@ -87,6 +87,18 @@ import Testing
     #expect(message.contains(reason))
   }
 
+  @Test func completedJob_whilePrinterSaysMissingJobHistory_isNotPrinted() {
+    let job = Self.job(.completed, ["job-completed-successfully"])
+    let outcome = IPPReasonTable.outcome(
+      job, printerReasons: ["cups-ipp-missing-job-history"])
+    guard case .notPrinted(.jobAborted, let message) = outcome else {
+      Issue.record("expected jobAborted, got \(outcome)")
+      return
+    }
+    #expect(message.contains("cups-ipp-missing-job-history"))
+    #expect(IPPReasonTable.outcome(job, printerReasons: ["media-low-report"]) == .printed)
+  }
+
   @Test func abortedJob_unreachablePrinter_isOffline() {
     let job = Self.job(.aborted, ["aborted-by-system"], message: "The printer is not responding.")
     guard case .notPrinted(.offline, let message) = IPPReasonTable.outcome(job) else {

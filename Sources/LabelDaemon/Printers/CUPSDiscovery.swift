@@ -8,7 +8,8 @@ import Synchronization
 /// The server is libcups' (`CUPS_SERVER` first). When it does not answer, labeld runs
 /// without CUPS printers, says so once, and keeps trying; queues appear when it answers.
 final class CUPSDiscovery: Sendable {
-  private let client = CUPSClient(label: "discovery")
+  /// Short timeouts: the first discovery runs before labeld starts serving.
+  private let client = CUPSClient(label: "discovery", connectTimeoutMS: 1000, ioTimeout: 5)
   private let pins: [String: PrinterLanguage]
   private let instance: String
   private let registry: PrinterRegistry

@@ -192,6 +192,9 @@ final class CUPSPrinter: PrinterTransport {
 
   func print(_ bytes: [UInt8], job: Int, copy: Int) async throws {
     let name = "labeld \(instance) job \(job) copy \(copy)"
+    // Printer reasons already there before this job are not its own: the ipp backend
+    // leaves cups-ipp-missing-job-history on the printer after the job it was about.
+    let before = Set(state.withLock { $0.queue?.reasons ?? [] })
     let cupsID: Int
     if let earlier = await previousJob(named: name) {
       log.notice("printer \(id) job \(job): following CUPS job \(earlier) sent before a restart")
@@ -211,7 +214,7 @@ final class CUPSPrinter: PrinterTransport {
         $0.cancelRequested.remove(job)
       }
     }
-    try await follow(cupsID, job: job)
+    try await follow(cupsID, job: job, reasonsBefore: before)
     // Device reasons stop counting once the job is done: report the idle view at once.
     state.withLock { $0.inFlight = nil }
     let (faults, report) = state.withLock { s in (Self.faults(s), s.report) }
@@ -239,7 +242,7 @@ final class CUPSPrinter: PrinterTransport {
   }
 
   /// Polls CUPS job `cupsID` until it ends: returns when it printed, throws when it did not.
-  private func follow(_ cupsID: Int, job: Int) async throws {
+  private func follow(_ cupsID: Int, job: Int, reasonsBefore: Set<String>) async throws {
     let started = ContinuousClock.now
     while true {
       try Task.checkCancellation()
@@ -258,7 +261,17 @@ final class CUPSPrinter: PrinterTransport {
         try await Task.sleep(for: .seconds(1))  // the server restarts: ask again
         continue
       }
-      switch IPPReasonTable.outcome(j) {
+      var printerReasons: [String] = []
+      if j.state == .completed {
+        // The backend reports a job the printer forgot on the printer, as the job ends.
+        if let q = try? await status.queue(queueName) {
+          update(q)
+          printerReasons = q.reasons.filter { !reasonsBefore.contains($0) }
+        }
+        log.debug(
+          "printer \(id) CUPS job \(cupsID) completed: job \(j.reasons), printer \(printerReasons)")
+      }
+      switch IPPReasonTable.outcome(j, printerReasons: printerReasons) {
       case .waiting, .printing:
         // Fast at first (a label takes tens of milliseconds), then easing off.
         let elapsed = ContinuousClock.now - started

@@ -1,0 +1,224 @@
+import Dispatch
+import Foundation
+import LabelClient
+import LabelCore
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+
+// The CUPS transport (issue #6): submit → completed for one label through labeld and
+// through `lp` on the same queue of a private cupsd with an ippeveprinter, and 200 small
+// jobs end to end. Skipped (with a line saying why) when cupsd or ippeveprinter is missing.
+
+/// A private cupsd, D-Bus and ippeveprinter in `dir`, stopped by `stop()`.
+struct PrivateCUPS {
+  let dir: String
+  var processes: [Process] = []
+  var socket: String { dir + "/cups.sock" }
+
+  init?() {
+    for tool in [
+      "/usr/sbin/cupsd", "/usr/sbin/ippeveprinter", "/usr/bin/lp", "/usr/bin/dbus-daemon",
+    ]
+    where !FileManager.default.isExecutableFile(atPath: tool) {
+      return nil
+    }
+    var template = Array("/tmp/labeld-bench-cups-XXXXXX".utf8CString)
+    dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    chmod(dir, 0o755)  // backends run as lp
+    for sub in ["spool", "cache", "state", "log", "tmp", "printer"] {
+      try? FileManager.default.createDirectory(
+        atPath: dir + "/" + sub, withIntermediateDirectories: true)
+    }
+    try? """
+    ServerRoot \(dir)
+    RequestRoot \(dir)/spool
+    TempDir \(dir)/tmp
+    CacheDir \(dir)/cache
+    StateDir \(dir)/state
+    ErrorLog \(dir)/log/error_log
+    AccessLog \(dir)/log/access_log
+    PageLog \(dir)/log/page_log
+    Printcap
+
+    """.write(toFile: dir + "/cups-files.conf", atomically: true, encoding: .utf8)
+    try? """
+    Listen \(dir)/cups.sock
+    Browsing No
+    BrowseLocalProtocols none
+    DefaultAuthType None
+    WebInterface No
+    LogLevel warn
+    <Location />
+      Order allow,deny
+      Allow all
+    </Location>
+    <Policy default>
+      <Limit All>
+        Order deny,allow
+      </Limit>
+    </Policy>
+
+    """.write(toFile: dir + "/cupsd.conf", atomically: true, encoding: .utf8)
+  }
+
+  mutating func run(_ path: String, _ args: [String], env: [String: String] = [:]) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: path)
+    p.arguments = args
+    p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    try? p.run()
+    processes.append(p)
+  }
+
+  func tool(_ path: String, _ args: [String]) -> String {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: path)
+    p.arguments = args
+    p.environment = ProcessInfo.processInfo.environment.merging(["CUPS_SERVER": socket]) { $1 }
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = FileHandle.nullDevice
+    try? p.run()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    p.waitUntilExit()
+    return text
+  }
+
+  mutating func start(port: Int) {
+    run("/usr/sbin/cupsd", ["-f", "-c", dir + "/cupsd.conf", "-s", dir + "/cups-files.conf"])
+    run(
+      "/usr/bin/dbus-daemon",
+      ["--session", "--address=unix:path=\(dir)/dbus.sock", "--nofork", "--nopidfile"])
+    while !FileManager.default.fileExists(atPath: socket)
+      || !FileManager.default.fileExists(atPath: dir + "/dbus.sock")
+    {
+      usleep(10_000)
+    }
+    run(
+      "/usr/sbin/ippeveprinter",
+      [
+        "-p", String(port), "-n", "localhost", "-r", "off", "-c", "/bin/true", "-d",
+        dir + "/printer", "-M", "Zebra", "-m", "ZPL Label", "-f",
+        "application/vnd.zebra-zpl,application/vnd.cups-raw,application/octet-stream", "bench",
+      ], env: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(dir)/dbus.sock"])
+    usleep(500_000)
+    for (queue, options) in [("label", ""), ("fast", "&waitjob=false")] {
+      _ = tool(
+        "/usr/sbin/lpadmin",
+        [
+          "-p", queue, "-E", "-v", "ipp://127.0.0.1:\(port)/ipp/print?contimeout=5\(options)",
+          "-D", "Zebra ZPL Label", "-o", "printer-is-shared=false",
+        ])
+    }
+  }
+
+  func stop() {
+    for p in processes.reversed() where p.isRunning {
+      kill(p.processIdentifier, SIGKILL)  // throwaway servers: nothing to save
+      p.waitUntilExit()
+    }
+    try? FileManager.default.removeItem(atPath: dir)
+  }
+}
+
+/// Submits with `lp`; returns the CUPS job id ("request id is label-12 (1 file(s))").
+func lpJob(_ cups: PrivateCUPS, queue: String, file: String) -> String {
+  let out = cups.tool("/usr/bin/lp", ["-d", queue, "-o", "raw", file])
+  return out.split(separator: " ").first { $0.hasPrefix(queue + "-") }.map(String.init) ?? ""
+}
+
+/// Polls `lpstat -W completed` (what a shell user of `lp` would do) until `id` is listed.
+func waitCUPSCompleted(_ cups: PrivateCUPS, queue: String, _ id: String) {
+  while !cups.tool("/usr/bin/lpstat", ["-W", "completed", "-o", queue]).split(separator: "\n")
+    .contains(where: { $0.hasPrefix(id + " ") })
+  {
+    usleep(5_000)
+  }
+}
+
+@MainActor func cupsBenchmarks() -> String {
+  guard var cups = PrivateCUPS() else {
+    return "| CUPS transport | skipped: cupsd, ippeveprinter, lp or dbus-daemon missing |\n"
+  }
+  defer { cups.stop() }
+  cups.start(port: 20000 + Int(getpid() % 20000))
+  setenv("CUPS_SERVER", cups.socket, 1)
+  let home = URL(fileURLWithPath: cups.dir + "/labeld")
+  let (daemon, sock) = startDaemon(home, ["--cups"])
+  defer { stopDaemon(daemon) }
+  guard let c = try? LabelClient(socketPath: sock), let w = try? LabelClient(socketPath: sock),
+    (try? w.call("subscribe", ["topics": ["jobs"]])) != nil
+  else { return "| CUPS transport | labeld did not start |\n" }
+  let label = "^XA^FO20,20^A0N,30,30^FDbench^FS^XZ\n"
+  let file = cups.dir + "/label.zpl"
+  try? label.write(toFile: file, atomically: true, encoding: .utf8)
+  let doc: JSONValue = [
+    "format": "native", "data": .string(Data(label.utf8).base64EncodedString()),
+  ]
+
+  func labeldJob(_ printer: String) -> Int? {
+    (try? c.call(
+      "jobs.submit", ["printer": .string(printer), "document": doc], as: JobResult.self))?.job.id
+  }
+  func waitLabeld(_ ids: Set<Int>) {
+    var left = ids
+    while !left.isEmpty {
+      guard let n = try? w.nextNotification(timeout: 60) else { return }
+      if n.params["state"] == "completed" || n.params["state"] == "aborted",
+        let id = n.params["id"]?.intValue
+      {
+        left.remove(id)
+      }
+    }
+  }
+
+  // One label, submit → completed, alternating labeld and lp on the same queue.
+  var ours: [Double] = []
+  var theirs: [Double] = []
+  // Each label goes to an idle queue: right after a job CUPS still winds its backend
+  // down, and a job sent then waits about a second whoever sends it.
+  for _ in 0..<10 {
+    usleep(1_500_000)
+    var t = now()
+    if let id = labeldJob("cups:label") { waitLabeld([id]) }
+    ours.append(Double(now() - t) / 1e6)
+    usleep(1_500_000)
+    t = now()
+    let id = lpJob(cups, queue: "label", file: file)
+    waitCUPSCompleted(cups, queue: "label", id)
+    theirs.append(Double(now() - t) / 1e6)
+  }
+  ours.sort()
+  theirs.sort()
+  let (o, l) = (ours[ours.count / 2], theirs[theirs.count / 2])
+  var out = String(
+    format: "| CUPS: one label submit → completed, labeld, median of 10 (ms) | %.0f |\n", o)
+  out += String(format: "| CUPS: one label submit → completed, lp, median of 10 (ms) | %.0f |\n", l)
+  out += String(format: "| CUPS: labeld / lp | %.3f |\n", o / l)
+
+  // 200 small jobs end to end, on a queue whose backend does not wait for the printer's
+  // own job to end (waitjob=false), so the CUPS pipeline rather than the ipp backend's
+  // one-second status poll sets the pace.
+  var t = now()
+  var ids = Set<Int>()
+  for _ in 0..<200 { if let id = labeldJob("cups:fast") { ids.insert(id) } }
+  waitLabeld(ids)
+  let ours200 = Double(now() - t) / 1e9
+  t = now()
+  var last = ""
+  for _ in 0..<200 { last = lpJob(cups, queue: "fast", file: file) }
+  waitCUPSCompleted(cups, queue: "fast", last)
+  let lp200 = Double(now() - t) / 1e9
+  out += String(
+    format:
+      "| CUPS: 200 jobs end to end (waitjob=false queue), labeld (s) | %.1f (%.0f jobs/s) |\n",
+    ours200, 200 / ours200)
+  out += String(
+    format: "| CUPS: 200 jobs end to end (waitjob=false queue), lp (s) | %.1f (%.0f jobs/s) |\n",
+    lp200, 200 / lp200)
+  return out
+}
