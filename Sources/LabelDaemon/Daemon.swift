@@ -129,6 +129,7 @@ public final class Daemon: Sendable {
       await queue.start()
     }
     await abortOrphans(unfinished)
+    await services.usb?.adoptLeftovers(policy: config.interruptedJobs)
     clearStalePrinterAlerts()
     server.start()
     if let cups { Task { await cups.run() } }
@@ -152,6 +153,12 @@ public final class Daemon: Sendable {
     for job in unfinished where services.printers.queue(job.printer) == nil {
       if cupsUnknown && job.printer.hasPrefix("cups:") {
         log.notice("job \(job.id) waits for \(job.printer): the CUPS server has not answered yet")
+        continue
+      }
+      // A USB printer that is not plugged in now may be plugged in later: its jobs wait
+      // for it (and can be cancelled), they are not thrown away.
+      if config.usb.enabled && job.printer.hasPrefix("usb:") {
+        log.notice("job \(job.id) waits for \(job.printer) to be plugged in")
         continue
       }
       let message = "printer \(job.printer) is no longer configured"

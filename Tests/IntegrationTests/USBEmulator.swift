@@ -38,19 +38,25 @@ final class USBEmulator: @unchecked Sendable {
   let daemon: DaemonProcess
 
   /// Printers as `ql820:SERIAL` or `zebra:SERIAL`.
-  init(printers: [String], arguments: [String] = []) throws {
-    directory = DaemonProcess.makeTempDirectory()
-    output = directory.appendingPathComponent("bus", isDirectory: true)
+  /// Whether this emulator made `directory` (and removes it when done).
+  private let ownsDirectory: Bool
+
+  init(printers: [String], arguments: [String] = [], directory: URL? = nil) throws {
+    ownsDirectory = directory == nil
+    self.directory = directory ?? DaemonProcess.makeTempDirectory()
+    // A fresh bus directory each run, so a reused directory keeps no pages of an earlier run.
+    output = self.directory.appendingPathComponent(
+      ownsDirectory ? "bus" : "bus-\(UUID().uuidString.prefix(8))", isDirectory: true)
     let wrapper =
       ["/usr/bin/umockdev-wrapper", "/usr/bin/python3", Self.script, "--dir", output.path]
       + printers.flatMap { ["--printer", $0] } + ["--"]
     daemon = try DaemonProcess(
-      ["--usb-timeout-ms", "700"] + arguments, directory: directory, wrapper: wrapper)
+      ["--usb-timeout-ms", "700"] + arguments, directory: self.directory, wrapper: wrapper)
   }
 
   deinit {
     daemon.stop()
-    try? FileManager.default.removeItem(at: directory)
+    if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
   }
 
   /// Tells the emulator something (`A1 cover open`).
@@ -110,10 +116,10 @@ final class USBEmulator: @unchecked Sendable {
 
   /// Runs `body` against labeld on the emulated bus; labeld must survive and exit cleanly.
   static func run(
-    printers: [String], arguments: [String] = [],
+    printers: [String], arguments: [String] = [], directory: URL? = nil,
     _ body: (USBEmulator, DaemonProcess) throws -> Void
   ) throws {
-    let bus = try USBEmulator(printers: printers, arguments: arguments)
+    let bus = try USBEmulator(printers: printers, arguments: arguments, directory: directory)
     do {
       try body(bus, bus.daemon)
     } catch {

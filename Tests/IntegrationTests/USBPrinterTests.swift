@@ -193,6 +193,48 @@ struct USBPrinterTests {
     }
   }
 
+  /// labeld restarted while the printer is unplugged: its waiting job is kept (not
+  /// aborted as an orphan), and prints once labeld finds the printer again.
+  @Test func restartWhileUnplugged_keepsTheJob_andPrintsItWhenThePrinterIsBack() throws {
+    let dir = DaemonProcess.makeTempDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let card = RasterPrintingTests.testCard(width: 300, height: 200)
+    var id = 0
+    do {
+      // The cover is open: the job waits.
+      let bus = try USBEmulator(printers: ["ql820:A1B2"], directory: dir)
+      let d = bus.daemon
+      let c = try d.client()
+      let w = try Self.subscriber(d)
+      try bus.control("A1B2 cover open")
+      #expect(bus.waitForEvent("A1B2 did cover open"))
+      id = try Self.submitPNG(c, printer: Self.ql, card)
+      _ = try w.waitForPrinterError(Self.ql, reason: .coverOpen)
+      d.stop()
+      #expect(d.process.terminationStatus == 0)
+    }
+    do {
+      // No printer on the bus at all: the job is still there, waiting.
+      let d = try DaemonProcess(["--simulate", "zebra=zpl"], directory: dir)
+      let job = try d.client().call("jobs.get", ["job": .int(id)], as: JobResult.self).job
+      #expect(job.state == .pending || job.state == .held, "\(job.state)")
+      #expect(d.log.contains("job \(id) waits for \(Self.ql) to be plugged in"))
+      d.stop()
+      #expect(d.process.terminationStatus == 0)
+    }
+    // The printer is back (cover closed): the job prints, once.
+    try USBEmulator.run(printers: ["ql820:A1B2"], directory: dir) { bus, d in
+      let w = try Self.subscriber(d)
+      if try d.client().call("jobs.get", ["job": .int(id)], as: JobResult.self).job.state
+        != .completed
+      {
+        _ = try w.waitForJob(id)
+      }
+      #expect(bus.files("A1B2", prefix: "page-") == ["page-1.pbm"])
+      Self.expectPage(bus.page("A1B2", 1), equals: card)
+    }
+  }
+
   /// A printer that never answers: the status wait is bounded, the job waits with a typed
   /// `offline` alert, other requests are answered meanwhile, and it prints once it answers.
   @Test func silentPrinter_timesOutAsOffline_whileTheDaemonStaysResponsive() throws {

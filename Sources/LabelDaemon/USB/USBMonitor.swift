@@ -161,6 +161,12 @@ actor USBMonitor {
     }
   }
 
+  /// Set once the daemon has handed out the unfinished jobs of the printers present at
+  /// start: a printer that first appears later takes back its own jobs from before.
+  private var leftoverPolicy: InterruptedJobPolicy?
+
+  func adoptLeftovers(policy: InterruptedJobPolicy) { leftoverPolicy = policy }
+
   private func add(_ candidate: USBCandidate, model: ModelEntry) async {
     let transport = USBPrinter(
       candidate: candidate, model: model, timeouts: settings.timeouts, log: log)
@@ -177,6 +183,15 @@ actor USBMonitor {
     log.notice(
       "USB: \(candidate.printerID) is a \(transport.descriptor.model) at \(candidate.info.port) "
         + "(\(candidate.info.message))")
+    if let policy = leftoverPolicy {
+      let leftovers = jobs.unfinished.filter { $0.printer == candidate.printerID }
+      if !leftovers.isEmpty {
+        log.notice(
+          "USB: \(candidate.printerID) takes back \(leftovers.count) job(s) left from before labeld started"
+        )
+        await queue.resume(leftovers, policy: policy)
+      }
+    }
     Task {
       await queue.start()
       await queue.republish(force: true)
