@@ -211,4 +211,40 @@ final class NotifyListener: @unchecked Sendable {
     #expect(daemon.simOutput("zebra", job: id, ext: "zpl") == Array((label + label).utf8))
     daemon.stop()
   }
+
+  /// One SIGTERM and a label that would take a minute: labeld waits for it only until its
+  /// stop deadline (8 s), then cuts it off and exits cleanly; the job is kept and the
+  /// interrupted copy is sent again by the next start.
+  @Test func sigterm_withASlowLabel_exitsAtTheDeadline_andTheJobSurvives() throws {
+    let dir = DaemonProcess.makeTempDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let label = "^XA^FDdeadline^FS^XZ"
+    var id = 0
+    do {
+      let daemon = try DaemonProcess(["--simulate", "zebra=zpl,speed=1"], directory: dir)
+      let c = try daemon.client()
+      let w = try daemon.client()
+      try w.call("subscribe", ["topics": ["jobs"]])
+      id = try c.call(
+        "jobs.submit",
+        ["printer": "sim:zebra", "document": ["format": "native", "data": base64(label)]],
+        as: JobResult.self
+      ).job.id
+      _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "processing" }
+      daemon.signal(SIGTERM)
+      daemon.process.waitUntilExit()
+      #expect(daemon.process.terminationStatus == 0)
+      #expect(daemon.log.contains("<5>stopped"))
+      #expect(daemon.simOutput("zebra", job: id, ext: "zpl") == nil)  // cut off, not printed
+    }
+    let daemon = try DaemonProcess(["--simulate", "zebra=zpl"], directory: dir)
+    let c = try daemon.client()
+    let w = try daemon.client()
+    try w.call("subscribe", ["topics": ["jobs"]])
+    if try c.call("jobs.get", ["job": .int(id)], as: JobResult.self).job.state != .completed {
+      _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "completed" }
+    }
+    #expect(daemon.simOutput("zebra", job: id, ext: "zpl") == Array(label.utf8))
+    daemon.stop()
+  }
 }
