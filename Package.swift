@@ -58,7 +58,8 @@ let package = Package(
       name: "LabelRenderTests", dependencies: ["LabelRender", "LabelLanguages", "LabelCore"]),
     .testTarget(
       name: "LabelDaemonTests",
-      dependencies: ["LabelDaemon", "LabelCore", "LabelSQLite", "LabelLanguages", "LabelUSB",
+      dependencies: [
+        "LabelDaemon", "LabelCore", "LabelSQLite", "LabelLanguages", "LabelUSB",
         "LabelCUPS",
       ]),
     .testTarget(
