@@ -149,16 +149,9 @@ public final class Daemon: Sendable {
   /// Jobs of printers that are no longer configured end now, with a reason. Jobs of CUPS
   /// queues wait while the CUPS server has not answered yet: they resume when it does.
   private func abortOrphans(_ unfinished: [Job]) async {
-    let cupsUnknown = cups.map { !$0.everReached } ?? false
     for job in unfinished where services.printers.queue(job.printer) == nil {
-      if cupsUnknown && job.printer.hasPrefix("cups:") {
-        log.notice("job \(job.id) waits for \(job.printer): the CUPS server has not answered yet")
-        continue
-      }
-      // A USB printer that is not plugged in now may be plugged in later: its jobs wait
-      // for it (and can be cancelled), they are not thrown away.
-      if config.usb.enabled && job.printer.hasPrefix("usb:") {
-        log.notice("job \(job.id) waits for \(job.printer) to be plugged in")
+      if let wait = mayStillAppear(job.printer) {
+        log.notice("job \(job.id) waits for \(job.printer)\(wait)")
         continue
       }
       let message = "printer \(job.printer) is no longer configured"
@@ -173,6 +166,18 @@ public final class Daemon: Sendable {
       }
       log.warning("job \(job.id) aborted: \(message)")
     }
+  }
+
+  /// How a printer that is not here at start-up may still come, as the end of a log line,
+  /// or nil when it cannot: its jobs then wait (and can be cancelled) instead of being
+  /// thrown away. CUPS queues, until the server has answered; USB printers, always (one
+  /// may be plugged in later).
+  private func mayStillAppear(_ printer: String) -> String? {
+    if printer.hasPrefix("cups:"), let cups, !cups.everReached {
+      return ": the CUPS server has not answered yet"
+    }
+    if printer.hasPrefix("usb:"), config.usb.enabled { return " to be plugged in" }
+    return nil
   }
 
   /// A printerError alert from the previous run whose printer is fine now is cleared: the

@@ -10,8 +10,9 @@ public struct LabelError: Error, Sendable, Equatable, CustomStringConvertible {
   public var description: String { "\(field): \(reason)" }
 }
 
-/// Millimetres to device dots at `dpi`, rounded to the nearest dot.
+/// Millimetres to device dots at `dpi`, rounded to the nearest dot: the one conversion
+/// the encoders, the rasteriser and the daemon share.
 @inline(__always)
-func dots(_ mm: Double, _ dpi: Int) -> Int {
+public func dots(_ mm: Double, _ dpi: Int) -> Int {
   Int((mm * Double(dpi) / 25.4).rounded())
 }

@@ -59,13 +59,10 @@ public enum ZPLEncoder {
   ) throws(LabelError) -> String {
     switch element {
     case .text(let t):
-      let text = try fill(t.text, data, field: "\(path).text")
+      let text = try t.filledText(data)
       return TextField(t, text: text, dpi: dpi).zpl
     case .barcode(let b):
-      let value = try fill(b.data, data, field: "\(path).data")
-      if let problem = b.symbology.problem(value) {
-        throw LabelError(field: "\(path).data", reason: "\"\(value)\": \(problem)")
-      }
+      let value = try b.filledData(data, path: path)
       let field = BarcodeField(b, data: value, dpi: dpi)
       if let width = field.widthDots, dots(b.x, dpi) + width > labelWidth {
         throw LabelError(
@@ -97,15 +94,6 @@ public enum ZPLEncoder {
       return "^FO\(min(x1, x2)),\(min(y1, y2))^GD\(w),\(h),\(t),B,\(leaning)^FS"
     case .image:
       return ""  // placed by the caller from its rasterised bitmap
-    }
-  }
-
-  private static func fill(_ text: String, _ data: [String: String], field: String)
-    throws(LabelError) -> String
-  {
-    switch Placeholders.fill(text, from: data) {
-    case .success(let s): return s
-    case .failure(let e): throw LabelError(field: "data.\(e.field)", reason: e.reason)
     }
   }
 

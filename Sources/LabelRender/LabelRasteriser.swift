@@ -51,7 +51,7 @@ public struct LabelRasteriser: Sendable {
   ) throws(LabelError) {
     switch element {
     case .text(let t):
-      let text = try fill(t.text, data)
+      let text = try t.filledText(data)
       let box = (width: max(1, dots(t.width, dpi)), height: max(1, dots(t.height, dpi)))
       canvas.place(x: dots(t.x, dpi), y: dots(t.y, dpi), local: box, rotation: t.rotation ?? 0)
       TextPainter.shared.draw(
@@ -61,10 +61,7 @@ public struct LabelRasteriser: Sendable {
           overflow: t.overflow ?? .shrink),
         on: canvas)
     case .barcode(let b):
-      let value = try fill(b.data, data)
-      if let problem = b.symbology.problem(value) {
-        throw LabelError(field: "\(path).data", reason: "\"\(value)\": \(problem)")
-      }
+      let value = try b.filledData(data, path: path)
       let symbol: BarcodeSymbol
       do {
         symbol = try BarcodeSymbol(b.symbology, data: value)
@@ -111,17 +108,4 @@ public struct LabelRasteriser: Sendable {
       try ImageDrawing(image).draw(into: box, on: canvas, path: path)
     }
   }
-
-  private func fill(_ text: String, _ data: [String: String]) throws(LabelError) -> String {
-    switch Placeholders.fill(text, from: data) {
-    case .success(let s): return s
-    case .failure(let e): throw LabelError(field: "data.\(e.field)", reason: e.reason)
-    }
-  }
-}
-
-/// Millimetres to whole device dots at `dpi`.
-@inline(__always)
-func dots(_ mm: Double, _ dpi: Int) -> Int {
-  Int((mm * Double(dpi) / 25.4).rounded())
 }

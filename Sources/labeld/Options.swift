@@ -219,7 +219,7 @@ struct Options {
         config.alertRetentionAge = Double(try integer(1...36_500)) * 86_400
       case "--busy-timeout-ms": config.busyTimeoutMS = Int32(try integer(0...600_000))
       case "--usb":
-        guard let on = ["yes": true, "true": true, "no": false, "false": false][value] else {
+        guard let on = SpecError.yesNo(value) else {
           throw SpecError("usb must be yes or no, got \"\(value)\"")
         }
         config.usb.enabled = on
@@ -239,7 +239,7 @@ struct Options {
       case "--socket-group":
         config.socketGroup = value.isEmpty ? nil : value
       case "--cups":
-        guard let on = ["yes": true, "true": true, "no": false, "false": false][value] else {
+        guard let on = SpecError.yesNo(value) else {
           throw SpecError("cups must be yes or no, got \"\(value)\"")
         }
         config.cups = on

@@ -51,6 +51,20 @@ final class NotifyListener: @unchecked Sendable {
 /// labeld as a systemd service: the notify protocol, the watchdog, socket activation and
 /// stopping without losing a label.
 @Suite struct ServiceLifecycleTests {
+  /// Waits until each of `ids` has completed (some may have before we subscribed);
+  /// returns a client for further checks.
+  @discardableResult
+  static func waitUntilCompleted(_ daemon: DaemonProcess, _ ids: [Int]) throws -> LabelClient {
+    let c = try daemon.client()
+    let w = try daemon.client()
+    try w.call("subscribe", ["topics": ["jobs"]])
+    for id in ids
+    where try c.call("jobs.get", ["job": .int(id)], as: JobResult.self).job.state != .completed {
+      _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "completed" }
+    }
+    return c
+  }
+
   @Test func notifiesReady_feedsTheWatchdog_andSaysStopping() throws {
     let dir = DaemonProcess.makeTempDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
@@ -151,15 +165,7 @@ final class NotifyListener: @unchecked Sendable {
       #expect(daemon.simOutput("zebra", job: first, ext: "zpl") == Array(label.utf8))
     }
     let daemon = try DaemonProcess(["--simulate", "zebra=zpl"], directory: dir)
-    let c = try daemon.client()
-    let w = try daemon.client()
-    try w.call("subscribe", ["topics": ["jobs"]])
-    for id in [first, second] {
-      let job = try c.call("jobs.get", ["job": .int(id)], as: JobResult.self).job
-      if job.state != .completed {
-        _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "completed" }
-      }
-    }
+    let c = try Self.waitUntilCompleted(daemon, [first, second])
     let done = try c.call("jobs.get", ["job": .int(first)], as: JobResult.self).job
     #expect(done.state == .completed && done.printed == 3)
     #expect(
@@ -201,12 +207,7 @@ final class NotifyListener: @unchecked Sendable {
       #expect(daemon.log.contains("again, exiting now"))
     }
     let daemon = try DaemonProcess(["--simulate", "zebra=zpl"], directory: dir)
-    let c = try daemon.client()
-    let w = try daemon.client()
-    try w.call("subscribe", ["topics": ["jobs"]])
-    if try c.call("jobs.get", ["job": .int(id)], as: JobResult.self).job.state != .completed {
-      _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "completed" }
-    }
+    try Self.waitUntilCompleted(daemon, [id])
     #expect(daemon.log.contains("was printing when labeld stopped"))
     #expect(daemon.simOutput("zebra", job: id, ext: "zpl") == Array((label + label).utf8))
     daemon.stop()
@@ -238,12 +239,7 @@ final class NotifyListener: @unchecked Sendable {
       #expect(daemon.simOutput("zebra", job: id, ext: "zpl") == nil)  // cut off, not printed
     }
     let daemon = try DaemonProcess(["--simulate", "zebra=zpl"], directory: dir)
-    let c = try daemon.client()
-    let w = try daemon.client()
-    try w.call("subscribe", ["topics": ["jobs"]])
-    if try c.call("jobs.get", ["job": .int(id)], as: JobResult.self).job.state != .completed {
-      _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "completed" }
-    }
+    try Self.waitUntilCompleted(daemon, [id])
     #expect(daemon.simOutput("zebra", job: id, ext: "zpl") == Array(label.utf8))
     daemon.stop()
   }

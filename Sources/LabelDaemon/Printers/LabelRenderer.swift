@@ -58,8 +58,8 @@ struct LabelRenderer: Sendable {
         }
       return RenderResult(
         format: "native", mediaType: mediaType, data: Data(bytes).base64EncodedString(),
-        width: dotsAt(template.media.widthMM, target.dpi),
-        height: dotsAt(template.media.lengthMM, target.dpi))
+        width: dots(template.media.widthMM, target.dpi),
+        height: dots(template.media.lengthMM, target.dpi))
     }
   }
 
@@ -97,8 +97,8 @@ struct LabelRenderer: Sendable {
     switch language {
     case .zpl:
       if let media = printer.media {
-        let width = dotsAt(media.widthMM, printer.dpi)
-        let length = media.lengthMM > 0 ? dotsAt(media.lengthMM, printer.dpi) : nil
+        let width = dots(media.widthMM, printer.dpi)
+        let length = media.lengthMM > 0 ? dots(media.lengthMM, printer.dpi) : nil
         if size.width > width || length.map({ size.height > $0 }) == true {
           throw .unsupported(
             "the PNG is \(size.width) x \(size.height) pixels but \(printer.id)'s "
@@ -176,8 +176,8 @@ struct LabelRenderer: Sendable {
       } catch {
         throw .invalidParams(field: "elements[\(index)].data", reason: error.reason)
       }
-      let dots = max(1, dotsAt(b.height, dpi) / max(1, modules))
-      b.moduleWidth = Double(dots) * 25.4 / Double(dpi)
+      let moduleDots = max(1, dots(b.height, dpi) / max(1, modules))
+      b.moduleWidth = Double(moduleDots) * 25.4 / Double(dpi)
       out.elements[index] = .barcode(b)
     }
     return out
@@ -275,6 +275,3 @@ struct LabelRenderer: Sendable {
     }
   }
 }
-
-/// Millimetres to whole dots.
-func dotsAt(_ mm: Double, _ dpi: Int) -> Int { Int((mm * Double(dpi) / 25.4).rounded()) }

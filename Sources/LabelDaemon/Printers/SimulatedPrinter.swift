@@ -94,7 +94,7 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
         }
         spec.finish = value
       case "accepting":
-        guard let b = ["yes": true, "true": true, "no": false, "false": false][value] else {
+        guard let b = SpecError.yesNo(value) else {
           throw SpecError("\(name): accepting must be yes or no")
         }
         spec.accepting = b
@@ -112,6 +112,12 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
 public struct SpecError: Error, Sendable, Equatable, CustomStringConvertible {
   public var description: String
   public init(_ d: String) { description = d }
+
+  /// A yes/no setting as the command line and labeld.conf spell it ("yes", "true", "no",
+  /// "false"); nil for anything else.
+  public static func yesNo(_ value: String) -> Bool? {
+    ["yes": true, "true": true, "no": false, "false": false][value]
+  }
 }
 
 /// The built-in simulated printer: writes each job's exact output bytes to
