@@ -119,7 +119,8 @@ public final class CUPSClient: @unchecked Sendable {
   // MARK: jobs
 
   /// Submits `bytes` as one raw job: create job → start document (`CUPS_FORMAT_RAW`) →
-  /// write → finish. Returns the CUPS job id.
+  /// write → finish. Returns the CUPS job id. `title` becomes the job's `job-name`; the
+  /// document is named `documentName(title)`.
   public func submitRaw(queue name: String, title: String, bytes: [UInt8])
     async throws(CUPSError) -> Int
   {
@@ -137,7 +138,8 @@ public final class CUPSClient: @unchecked Sendable {
         cupsCreateDestJob(http.raw, dest.raw, info.raw, &jobID, title, 0, nil))
       guard created.isSuccess, jobID > 0 else { throw CUPSError.last() }
       let started = cupsStartDestDocument(
-        http.raw, dest.raw, info.raw, jobID, title, ccups_format_raw(), 0, nil, 1)
+        http.raw, dest.raw, info.raw, jobID, Self.documentName(title), ccups_format_raw(), 0,
+        nil, 1)
       guard started == HTTP_STATUS_CONTINUE else {
         let error = CUPSError.last()
         _ = cupsCancelDestJob(http.raw, dest.raw, jobID)
@@ -157,6 +159,25 @@ public final class CUPSClient: @unchecked Sendable {
       }
       return Int(jobID)
     }
+  }
+
+  /// The `document-name` sent for a job titled `title`: the title with every character
+  /// outside `A-Z a-z 0-9 . _ -` replaced by `_`.
+  ///
+  /// Why: cupsd 2.4.2-3+deb12u10 (Debian 12's security update of November 2026) crashes
+  /// with SIGSEGV when it starts a job whose `document-name` contains white space (measured:
+  /// "a b", " ab", "ab ", a tab; `a%20b`, `a/b`, `a-b_c.d` and no document name are fine;
+  /// `job-name` with spaces is fine). `lp` names the document after its file, which is why
+  /// it kept working. Details in docs/architecture.md, "The CUPS transport".
+  public static func documentName(_ title: String) -> String {
+    String(
+      String.UnicodeScalarView(
+        title.unicodeScalars.map { c in
+          switch c {
+          case "a"..."z", "A"..."Z", "0"..."9", ".", "_", "-": c
+          default: "_"
+          }
+        }))
   }
 
   static let jobAttributes = [

@@ -40,7 +40,7 @@ struct PrivateCUPS {
     ErrorLog \(dir)/log/error_log
     AccessLog \(dir)/log/access_log
     PageLog \(dir)/log/page_log
-    Printcap
+    Printcap \(dir)/printcap
 
     """.write(toFile: dir + "/cups-files.conf", atomically: true, encoding: .utf8)
     try? """

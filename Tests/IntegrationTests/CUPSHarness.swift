@@ -1,5 +1,6 @@
 import Foundation
 import LabelPOSIX
+import Testing
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -16,6 +17,8 @@ final class CUPSHarness: @unchecked Sendable {
   let socketPath: String
   private var processes: [Child] = []
   private(set) var printers: [VirtualPrinter] = []
+  /// The cupsd that should be running; nil while it is stopped on purpose (`stopCUPSD`).
+  private(set) var cupsd: Child?
 
   static let tools = [
     "/usr/sbin/cupsd", "/usr/sbin/ippeveprinter", "/usr/sbin/lpadmin", "/usr/bin/dbus-daemon",
@@ -61,7 +64,7 @@ final class CUPSHarness: @unchecked Sendable {
     ErrorLog \(path)/log/error_log
     AccessLog \(path)/log/access_log
     PageLog \(path)/log/page_log
-    Printcap
+    Printcap \(path)/printcap
 
     """.write(toFile: path + "/cups-files.conf", atomically: true, encoding: .utf8)
     try """
@@ -88,7 +91,7 @@ final class CUPSHarness: @unchecked Sendable {
       "/usr/bin/dbus-daemon",
       ["--session", "--address=unix:path=\(path)/dbus.sock", "--nofork", "--nopidfile"],
       log: "dbus")
-    try waitUntil("dbus-daemon listens") {
+    try poll("dbus-daemon listens") {
       FileManager.default.fileExists(atPath: path + "/dbus.sock")
     }
   }
@@ -96,18 +99,41 @@ final class CUPSHarness: @unchecked Sendable {
   /// Starts cupsd (again, after `stopCUPSD`) and waits until it accepts connections.
   func startCUPSD() throws {
     let path = directory.path
-    let cupsd = try spawn(
+    let child = try spawn(
       "/usr/sbin/cupsd", ["-f", "-c", path + "/cupsd.conf", "-s", path + "/cups-files.conf"],
       log: "cupsd")
-    try waitUntil("cupsd answers on \(socketPath)", process: cupsd) {
+    cupsd = child
+    try poll("cupsd answers on \(socketPath)", process: child) {
       (try? UnixSocket.connect(path: socketPath)).map { close($0) } != nil
     }
   }
 
   /// Stops cupsd (SIGTERM to its pid), leaving the printers and queues configured.
   func stopCUPSD() {
+    cupsd = nil
     for p in processes where p.path == "/usr/sbin/cupsd" { p.end() }
     unlink(socketPath)
+  }
+
+  /// Why the scheduler is gone although nobody stopped it ("cupsd (pid 42) died: killed by
+  /// signal 11 (SIGSEGV)", with the end of its error log); nil while it runs or while it
+  /// is stopped on purpose. A crash is reported as such, never as a later timeout.
+  var schedulerFailure: String? {
+    guard let cupsd, !cupsd.isRunning else { return nil }
+    let errorLog =
+      (try? String(contentsOfFile: directory.path + "/log/error_log", encoding: .utf8)) ?? ""
+    return "cupsd (pid \(cupsd.pid)) died: \(cupsd.exitDescription)\n== error_log (end)\n"
+      + errorLog.suffix(2000)
+  }
+
+  /// Throws the scheduler's crash, if it crashed.
+  func checkScheduler() throws {
+    if let schedulerFailure { throw HarnessError.failed(schedulerFailure) }
+  }
+
+  /// `waitUntil` that gives up at once, naming the crash, when cupsd dies meanwhile.
+  func waitUntil(_ what: String, timeout: Double = 10, _ condition: () -> Bool) throws {
+    try poll(what, timeout: timeout, process: cupsd, condition)
   }
 
   /// Adds a virtual printer and a raw queue `name` for it (`lpadmin -D description`).
@@ -163,7 +189,13 @@ final class CUPSHarness: @unchecked Sendable {
     }.joined(separator: "\n")
   }
 
+  /// Ends every process of ours; a scheduler that crashed during the test fails it here,
+  /// whatever else the test saw.
   func stop() {
+    if let schedulerFailure {
+      Issue.record("the CUPS scheduler crashed during the test: \(schedulerFailure)")
+    }
+    cupsd = nil
     for p in processes.reversed() { p.end() }
     processes.removeAll()
   }
@@ -195,12 +227,14 @@ final class CUPSHarness: @unchecked Sendable {
 enum HarnessError: Error { case failed(String) }
 
 /// Polls `condition` every 20 ms for up to `timeout` seconds (readiness, not timing).
-func waitUntil(
+func poll(
   _ what: String, timeout: Double = 10, process: Child? = nil, _ condition: () -> Bool
 ) throws {
   let deadline = Date().addingTimeInterval(timeout)
   while !condition() {
-    if let process, !process.isRunning { throw HarnessError.failed("\(what): process exited") }
+    if let process, !process.isRunning {
+      throw HarnessError.failed("\(what): \(process.path) \(process.exitDescription)")
+    }
     guard Date() < deadline else { throw HarnessError.failed("timed out waiting until \(what)") }
     usleep(20_000)
   }
@@ -260,7 +294,7 @@ final class VirtualPrinter: @unchecked Sendable {
         "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(harness.directory.path)/dbus.sock"
       ])
     process = p
-    try waitUntil("ippeveprinter \(name) listens on \(port)", process: p) {
+    try poll("ippeveprinter \(name) listens on \(port)", process: p) {
       TCPProbe.canConnect(host: "127.0.0.1", port: port, timeoutMS: 200)
     }
   }
@@ -352,6 +386,18 @@ final class Child: @unchecked Sendable {
     repeat { r = waitpid(pid, &s, 0) } while r < 0 && errno == EINTR
     status = r == pid ? s : -1
     return Self.exitCode(status!)
+  }
+
+  /// How the process ended ("exited with status 1", "killed by signal 11 (SIGSEGV)"), or
+  /// "is running".
+  var exitDescription: String {
+    guard !isRunning, let status else { return "is running" }
+    if status < 0 { return "ended (reaped elsewhere)" }
+    let signal = status & 0x7f
+    if signal == 0 { return "exited with status \((status >> 8) & 0xff)" }
+    let name = signal == SIGSEGV ? " (SIGSEGV)" : signal == SIGABRT ? " (SIGABRT)" :
+      signal == SIGKILL ? " (SIGKILL)" : signal == SIGTERM ? " (SIGTERM)" : ""
+    return "killed by signal \(signal)\(name)"
   }
 
   private static func exitCode(_ s: Int32) -> Int32 {

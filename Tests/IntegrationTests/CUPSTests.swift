@@ -34,20 +34,25 @@ struct CUPSTests {
     ).job
   }
 
-  /// Runs `body`; a failure is recorded with labeld's and the CUPS server's logs.
+  /// Runs `body`; a failure is recorded with labeld's and the CUPS server's logs (a crashed
+  /// scheduler is named first: whatever the test waited for then never came).
   static func explained(_ h: CUPSHarness, _ d: DaemonProcess, _ body: () throws -> Void) throws {
     do {
       try body()
     } catch {
-      Issue.record("\(error)\n== labeld\n\(d.log.suffix(5000))\n\(h.logs)")
+      let crash = h.schedulerFailure.map { "the CUPS scheduler crashed: \($0)\n" } ?? ""
+      Issue.record("\(crash)\(error)\n== labeld\n\(d.log.suffix(5000))\n\(h.logs)")
       throw error
     }
   }
 
-  static func subscriber(_ d: DaemonProcess) throws -> Events {
+  /// A subscriber to alerts and jobs whose waits end at once when cupsd crashes.
+  static func subscriber(_ h: CUPSHarness, _ d: DaemonProcess) throws -> Events {
     let w = try d.client()
     try w.call("subscribe", ["topics": ["alerts", "jobs"]])
-    return Events(w)
+    let events = Events(w)
+    events.watch = { [weak h] in h?.schedulerFailure }
+    return events
   }
 
   /// Waits for job `id` to reach `state` (from `job` notifications).
@@ -87,7 +92,7 @@ struct CUPSTests {
       ["printer": "cups:raw", "document": ["format": "png", "data": base64("PNG")]])
     #expect(png?.code == 1007)
     #expect(png?.message.contains("--cups-language raw=") == true)
-    let w = try Self.subscriber(d)
+    let w = try Self.subscriber(h, d)
     let job = try Self.submit(c, "cups:raw", "RAW BYTES")
     try Self.waitForJob(w, job.id, "completed")
     #expect(h.printers[2].documents == [Array("RAW BYTES".utf8)])
@@ -103,12 +108,41 @@ struct CUPSTests {
     defer { h.stop() }
     let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
     let d = try Self.daemon(h)
-    let w = try Self.subscriber(d)
+    let w = try Self.subscriber(h, d)
     let doc = "^XA^FO20,20^A0N,30,30^FDexact \u{00e9} bytes^FS^XZ\n"
     let job = try Self.submit(try d.client(), "cups:label", doc, copies: 3)
     let done = try Self.waitForJob(w, job.id, "completed")
     #expect(done["printed"] == 3)
     #expect(printer.documents == Array(repeating: Array(doc.utf8), count: 3))
+  }
+
+  /// cupsd 2.4.2-3+deb12u10 crashed (SIGSEGV) on every job labeld sent: white space in
+  /// the document name (CUPSClient.documentName). Jobs of labeld, then the same scheduler
+  /// (same pid) still answers and prints a job of `lp`.
+  @Test func labeldJobs_leaveTheSchedulerRunning_andLpStillPrints() throws {
+    let h = try CUPSHarness()
+    defer { h.stop() }
+    let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
+    let d = try Self.daemon(h)
+    let w = try Self.subscriber(h, d)
+    let scheduler = try #require(h.cupsd)
+    try Self.explained(h, d) {
+      let c = try d.client()
+      let first = try Self.submit(c, "cups:label", "ONE", copies: 2)
+      let second = try Self.submit(c, "cups:label", "TWO")
+      try Self.waitForJob(w, first.id, "completed")
+      try Self.waitForJob(w, second.id, "completed")
+      #expect(printer.documents == [Array("ONE".utf8), Array("ONE".utf8), Array("TWO".utf8)])
+      try h.checkScheduler()
+      #expect(h.cupsd === scheduler && scheduler.isRunning)
+      #expect(try h.tool("/usr/bin/lpstat", ["-r"]).contains("scheduler is running"))
+      let file = h.directory.appendingPathComponent("tmp/after.zpl")
+      try "AFTER".write(to: file, atomically: true, encoding: .utf8)
+      try h.tool("/usr/bin/lp", ["-d", "label", "-o", "raw", file.path])
+      try h.waitUntil("lp's job reached the printer") { printer.documents.count == 4 }
+      #expect(printer.documents.last == Array("AFTER".utf8))
+      try h.checkScheduler()
+    }
   }
 
   @Test func cancel_whileCUPSPrints_cancelsTheCUPSJob() throws {
@@ -117,16 +151,16 @@ struct CUPSTests {
     let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
     printer.set("hold", true)
     let d = try Self.daemon(h)
-    let w = try Self.subscriber(d)
+    let w = try Self.subscriber(h, d)
     let c = try d.client()
     let job = try Self.submit(c, "cups:label", "HELD")
     try Self.waitForJob(w, job.id, "processing")
     // The printer has the document: CUPS is printing it.
-    try waitUntil("the printer received the job") { printer.documents.count == 1 }
+    try h.waitUntil("the printer received the job") { printer.documents.count == 1 }
     try c.call("jobs.cancel", ["job": .int(job.id)])
     try Self.waitForJob(w, job.id, "canceled")
     // CUPS has no job left to print.
-    try waitUntil("CUPS canceled its job") {
+    try h.waitUntil("CUPS canceled its job") {
       (try? h.tool("/usr/bin/lpstat", ["-o", "label"]))?.isEmpty == true
     }
     // (The virtual printer itself finishes its copy when released; CUPS no longer waits.)
@@ -144,7 +178,7 @@ struct CUPSTests {
     let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
     printer.set("media-empty", true)
     let d = try Self.daemon(h)
-    let w = try Self.subscriber(d)
+    let w = try Self.subscriber(h, d)
     let job = try Self.submit(try d.client(), "cups:label", "PAPER")
     let raised = try w.waitFor("alert") {
       $0["kind"] == "printerError" && $0["state"] == "active" && $0["reason"] == "mediaEmpty"
@@ -163,7 +197,7 @@ struct CUPSTests {
     defer { h.stop() }
     let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
     let d = try Self.daemon(h)
-    let w = try Self.subscriber(d)
+    let w = try Self.subscriber(h, d)
     printer.kill()
     let job = try Self.submit(try d.client(), "cups:label", "LATE")
     let raised = try w.waitFor("alert", timeout: 20) {
@@ -172,7 +206,7 @@ struct CUPSTests {
     #expect(raised["job"] == .int(job.id))
     // CUPS gives up on the device (contimeout=3) and aborts its job; labeld keeps its own
     // job waiting, and notices the device is back by itself.
-    try waitUntil("CUPS aborted its job", timeout: 20) {
+    try h.waitUntil("CUPS aborted its job", timeout: 20) {
       (try? h.tool("/usr/bin/lpstat", ["-o", "label"]))?.isEmpty == true
     }
     try Self.waitForJob(w, job.id, "held")
@@ -190,11 +224,11 @@ struct CUPSTests {
     let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
     printer.set("hold", true)
     let d = try Self.daemon(h)
-    let w = try Self.subscriber(d)
+    let w = try Self.subscriber(h, d)
     try Self.explained(h, d) {
       let job = try Self.submit(try d.client(), "cups:label", "LOST")
       try Self.waitForJob(w, job.id, "processing")
-      try waitUntil("the printer received the job") { printer.documents.count == 1 }
+      try h.waitUntil("the printer received the job") { printer.documents.count == 1 }
       // A new printer process on the same port knows nothing of the job: CUPS then calls its
       // job completed (cups-ipp-missing-job-history) although nothing was printed.
       printer.kill()
@@ -220,7 +254,7 @@ struct CUPSTests {
     defer { h.stop() }
     let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
     let d = try Self.daemon(h)
-    let w = try Self.subscriber(d)
+    let w = try Self.subscriber(h, d)
     let c = try d.client()
     try Self.explained(h, d) {
       try h.tool("/usr/sbin/cupsdisable", ["-r", "maintenance", "label"])
@@ -276,15 +310,15 @@ struct CUPSTests {
     let home = DaemonProcess.makeTempDirectory()
     defer { try? FileManager.default.removeItem(at: home) }
     var d = try Self.daemon(h, directory: home)
-    var w = try Self.subscriber(d)
+    var w = try Self.subscriber(h, d)
     let job = try Self.submit(try d.client(), "cups:label", "ONCE")
     try Self.waitForJob(w, job.id, "processing")
-    try waitUntil("the printer received the job") { printer.documents.count == 1 }
+    try h.waitUntil("the printer received the job") { printer.documents.count == 1 }
     d.stop()
     #expect(d.process.terminationStatus == 0)
 
     d = try Self.daemon(h, directory: home)
-    w = try Self.subscriber(d)
+    w = try Self.subscriber(h, d)
     printer.set("hold", false)
     try Self.waitForJob(w, job.id, "completed")
     #expect(printer.documents == [Array("ONCE".utf8)], "the copy was sent once")
@@ -305,7 +339,7 @@ struct CUPSTests {
     #expect(printers.map(\.id) == ["cups:label"])
 
     // cupsd goes away: the printer is offline, a job waits; it comes back: the job prints.
-    let w = try Self.subscriber(d)
+    let w = try Self.subscriber(h, d)
     h.stopCUPSD()
     let job = try Self.submit(c, "cups:label", "AFTER RESTART")
     let raised = try w.waitFor("alert") { $0["state"] == "active" && $0["reason"] == "offline" }
@@ -322,8 +356,24 @@ struct CUPSTests {
 final class Events {
   let client: LabelClient
   private(set) var seen: [(method: String, params: JSONValue)] = []
+  /// Checked at least twice a second while waiting: a non-nil answer (a part of the test
+  /// rig that died) ends the wait at once with that message instead of a timeout.
+  var watch: (() -> String?)?
 
   init(_ client: LabelClient) { self.client = client }
+
+  /// The next notification; nil when `orNilWhenTimedOut` and none came in `timeout`.
+  private func next(timeout: Double, orNilWhenTimedOut: Bool) throws -> (
+    method: String, params: JSONValue
+  )? {
+    do {
+      let n = try client.nextNotification(timeout: timeout)
+      return (n.method, n.params)
+    } catch {
+      if case .timeout = error, orNilWhenTimedOut { return nil }
+      throw error
+    }
+  }
 
   /// The first notification `method` matching `match`, received before or within
   /// `timeout` seconds.
@@ -338,7 +388,9 @@ final class Events {
         throw HarnessError.failed(
           "no \(method) notification as expected in \(timeout) s; seen: \(seen.map { $0.params })")
       }
-      let n = try client.nextNotification(timeout: left)
+      if let failure = watch?() { throw HarnessError.failed(failure) }
+      let slice = watch == nil ? left : min(left, 0.5)
+      guard let n = try next(timeout: slice, orNilWhenTimedOut: watch != nil) else { continue }
       seen.append((n.method, n.params))
       if n.method == method && match(n.params) { return n.params }
     }
