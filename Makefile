@@ -21,7 +21,8 @@ help:
 	@echo "make test    install what is missing, build, run every test"
 	@echo "make deps    apt-install the Debian packages the tests need (idempotent)"
 	@echo "make peers   install the peer implementations the tests compare with (PyPI venvs)"
-	@echo "make bench   run the benchmarks and print a report (see docs/benchmarks.md)"
+	@echo "make bench   run the benchmarks and print a report (see docs/benchmarks.md);"
+	@echo "             BENCH_ARGS='--only cups,fanout' runs some sections (--list names them)"
 	@echo "make hil     run the USB scenarios against a real printer (LABELD_HIL_DEVICE=usb:VVVV:PPPP:SERIAL)"
 	@echo "make images  render the seed templates into docs/images/ (README pictures)"
 	@echo "make install build for release and install (PREFIX=/usr/local, DESTDIR=)"
@@ -82,7 +83,8 @@ hil: deps
 bench: deps peers
 	$(SWIFT) build -c release
 	$(SWIFT) build -c release --product labeld-bench
-	.build/release/labeld-bench --labeld .build/release/labeld
+	@# Every section has its own timeout (labeld-bench --list); this one bounds the whole run.
+	timeout 3600 .build/release/labeld-bench --labeld .build/release/labeld $(BENCH_ARGS)
 
 # The README's pictures: the seed templates with seed products, rendered by a real labeld
 # for the demo printers (the QL preview is exactly what that printer prints).

@@ -24,9 +24,15 @@ struct PrivateCUPS {
     where !FileManager.default.isExecutableFile(atPath: tool) {
       return nil
     }
-    var template = Array("/tmp/labeld-bench-cups-XXXXXX".utf8CString)
-    dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-    chmod(dir, 0o755)  // backends run as lp
+    dir = config.work.appendingPathComponent("cups").path
+    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    // Backends run as lp: every directory on the way must be open to it.
+    var path = ""
+    for part in dir.split(separator: "/") {
+      path += "/" + part
+      if path.hasPrefix(config.work.path) || path == config.work.path { chmod(path, 0o755) }
+    }
+    chmod(config.work.deletingLastPathComponent().path, 0o755)
     for sub in ["spool", "cache", "state", "log", "tmp", "printer"] {
       try? FileManager.default.createDirectory(
         atPath: dir + "/" + sub, withIntermediateDirectories: true)
@@ -63,6 +69,22 @@ struct PrivateCUPS {
     """.write(toFile: dir + "/cupsd.conf", atomically: true, encoding: .utf8)
   }
 
+  /// Why the scheduler is not running, or nil while it runs ("cupsd died: killed by
+  /// signal 11").
+  var schedulerFailure: String? {
+    guard let cupsd = processes.first, !cupsd.isRunning else { return nil }
+    let how =
+      cupsd.terminationReason == .uncaughtSignal
+      ? "killed by signal \(cupsd.terminationStatus)"
+      : "exited with status \(cupsd.terminationStatus)"
+    return "cupsd died: \(how) (see dmesg)"
+  }
+
+  /// Throws when cupsd is no longer running.
+  func checkScheduler() throws {
+    if let schedulerFailure { throw BenchError.failed(schedulerFailure) }
+  }
+
   mutating func run(_ path: String, _ args: [String], env: [String: String] = [:]) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: path)
@@ -88,14 +110,17 @@ struct PrivateCUPS {
     return text
   }
 
-  mutating func start(port: Int) {
+  mutating func start(port: Int) throws {
     run("/usr/sbin/cupsd", ["-f", "-c", dir + "/cupsd.conf", "-s", dir + "/cups-files.conf"])
     run(
       "/usr/bin/dbus-daemon",
       ["--session", "--address=unix:path=\(dir)/dbus.sock", "--nofork", "--nopidfile"])
+    let deadline = now() + 10_000_000_000
     while !FileManager.default.fileExists(atPath: socket)
       || !FileManager.default.fileExists(atPath: dir + "/dbus.sock")
     {
+      try checkScheduler()
+      guard now() < deadline else { throw BenchError.failed("cupsd did not listen within 10 s") }
       usleep(10_000)
     }
     run(
@@ -131,28 +156,38 @@ func lpJob(_ cups: PrivateCUPS, queue: String, file: String) -> String {
   return out.split(separator: " ").first { $0.hasPrefix(queue + "-") }.map(String.init) ?? ""
 }
 
-/// Polls `lpstat -W completed` (what a shell user of `lp` would do) until `id` is listed.
-func waitCUPSCompleted(_ cups: PrivateCUPS, queue: String, _ id: String) {
+/// Polls `lpstat -W completed` (what a shell user of `lp` would do) until `id` is listed;
+/// throws when cupsd dies or `timeout` seconds pass.
+func waitCUPSCompleted(_ cups: PrivateCUPS, queue: String, _ id: String, timeout: Double = 60)
+  throws
+{
+  let deadline = now() + UInt64(timeout * 1e9)
   while !cups.tool("/usr/bin/lpstat", ["-W", "completed", "-o", queue]).split(separator: "\n")
     .contains(where: { $0.hasPrefix(id + " ") })
   {
+    try cups.checkScheduler()
+    guard now() < deadline else {
+      throw BenchError.failed("CUPS job \(id) not completed within \(Int(timeout)) s")
+    }
     usleep(5_000)
   }
 }
 
-@MainActor func cupsBenchmarks() -> String {
+@MainActor func cupsBenchmarks() throws {
   guard var cups = PrivateCUPS() else {
-    return "| CUPS transport | skipped: cupsd, ippeveprinter, lp or dbus-daemon missing |\n"
+    emitTable("| CUPS transport | skipped: cupsd, ippeveprinter, lp or dbus-daemon missing |")
+    return
   }
   defer { cups.stop() }
-  cups.start(port: 20000 + Int(getpid() % 20000))
+  try cups.start(port: 20000 + Int(getpid() % 20000))
   setenv("CUPS_SERVER", cups.socket, 1)
   let home = URL(fileURLWithPath: cups.dir + "/labeld")
-  let (daemon, sock) = startDaemon(home, ["--cups"])
+  let (daemon, sock) = try startDaemon(home, ["--cups"])
   defer { stopDaemon(daemon) }
-  guard let c = try? LabelClient(socketPath: sock), let w = try? LabelClient(socketPath: sock),
-    (try? w.call("subscribe", ["topics": ["jobs"]])) != nil
-  else { return "| CUPS transport | labeld did not start |\n" }
+  let c = try LabelClient(socketPath: sock)
+  let w = try LabelClient(socketPath: sock)
+  try w.call("subscribe", ["topics": ["jobs"]])
+  emit("| measurement | value |\n|---|---:|")
   let label = "^XA^FO20,20^A0N,30,30^FDbench^FS^XZ\n"
   let file = cups.dir + "/label.zpl"
   try? label.write(toFile: file, atomically: true, encoding: .utf8)
@@ -164,10 +199,19 @@ func waitCUPSCompleted(_ cups: PrivateCUPS, queue: String, _ id: String) {
     (try? c.call(
       "jobs.submit", ["printer": .string(printer), "document": doc], as: JobResult.self))?.job.id
   }
-  func waitLabeld(_ ids: Set<Int>) {
+  /// Waits for labeld's jobs `ids` to end; throws, naming the cause, when cupsd dies or
+  /// nothing ends for a minute.
+  func waitLabeld(_ ids: Set<Int>) throws {
     var left = ids
+    var quiet = 0.0
     while !left.isEmpty {
-      guard let n = try? w.nextNotification(timeout: 60) else { return }
+      try cups.checkScheduler()
+      guard let n = try? w.nextNotification(timeout: 0.5) else {
+        quiet += 0.5
+        if quiet > 60 { throw BenchError.failed("labeld's jobs \(left.sorted()) did not end") }
+        continue
+      }
+      quiet = 0
       if n.params["state"] == "completed" || n.params["state"] == "aborted",
         let id = n.params["id"]?.intValue
       {
@@ -181,44 +225,54 @@ func waitCUPSCompleted(_ cups: PrivateCUPS, queue: String, _ id: String) {
   var theirs: [Double] = []
   // Each label goes to an idle queue: right after a job CUPS still winds its backend
   // down, and a job sent then waits about a second whoever sends it.
-  for _ in 0..<10 {
+  for round in 0..<10 {
+    progress("one label through labeld and through lp, round \(round + 1) of 10")
     usleep(1_500_000)
     var t = now()
-    if let id = labeldJob("cups:label") { waitLabeld([id]) }
+    guard let job = labeldJob("cups:label") else {
+      try cups.checkScheduler()
+      throw BenchError.failed("labeld refused the job")
+    }
+    try waitLabeld([job])
     ours.append(Double(now() - t) / 1e6)
     usleep(1_500_000)
     t = now()
     let id = lpJob(cups, queue: "label", file: file)
-    waitCUPSCompleted(cups, queue: "label", id)
+    try waitCUPSCompleted(cups, queue: "label", id)
     theirs.append(Double(now() - t) / 1e6)
   }
   ours.sort()
   theirs.sort()
   let (o, l) = (ours[ours.count / 2], theirs[theirs.count / 2])
-  var out = String(
-    format: "| CUPS: one label submit → completed, labeld, median of 10 (ms) | %.0f |\n", o)
-  out += String(format: "| CUPS: one label submit → completed, lp, median of 10 (ms) | %.0f |\n", l)
-  out += String(format: "| CUPS: labeld / lp | %.3f |\n", o / l)
+  emit(
+    String(format: "| CUPS: one label submit → completed, labeld, median of 10 (ms) | %.0f |", o))
+  emit(String(format: "| CUPS: one label submit → completed, lp, median of 10 (ms) | %.0f |", l))
+  emit(String(format: "| CUPS: labeld / lp | %.3f |", o / l))
 
   // 200 small jobs end to end, on a queue whose backend does not wait for the printer's
   // own job to end (waitjob=false), so the CUPS pipeline rather than the ipp backend's
   // one-second status poll sets the pace.
+  progress("200 jobs through labeld")
   var t = now()
   var ids = Set<Int>()
   for _ in 0..<200 { if let id = labeldJob("cups:fast") { ids.insert(id) } }
-  waitLabeld(ids)
+  try waitLabeld(ids)
   let ours200 = Double(now() - t) / 1e9
+  emit(
+    String(
+      format:
+        "| CUPS: 200 jobs end to end (waitjob=false queue), labeld (s) | %.1f (%.0f jobs/s) |",
+      ours200, 200 / ours200))
+  progress("200 jobs through lp")
   t = now()
   var last = ""
   for _ in 0..<200 { last = lpJob(cups, queue: "fast", file: file) }
-  waitCUPSCompleted(cups, queue: "fast", last)
+  try waitCUPSCompleted(cups, queue: "fast", last, timeout: 120)
   let lp200 = Double(now() - t) / 1e9
-  out += String(
-    format:
-      "| CUPS: 200 jobs end to end (waitjob=false queue), labeld (s) | %.1f (%.0f jobs/s) |\n",
-    ours200, 200 / ours200)
-  out += String(
-    format: "| CUPS: 200 jobs end to end (waitjob=false queue), lp (s) | %.1f (%.0f jobs/s) |\n",
-    lp200, 200 / lp200)
-  return out
+  emit(
+    String(
+      format: "| CUPS: 200 jobs end to end (waitjob=false queue), lp (s) | %.1f (%.0f jobs/s) |",
+      lp200, 200 / lp200))
+  try cups.checkScheduler()
+  emit("| CUPS: the scheduler still runs after the section | yes |")
 }

@@ -395,8 +395,11 @@ final class Child: @unchecked Sendable {
     if status < 0 { return "ended (reaped elsewhere)" }
     let signal = status & 0x7f
     if signal == 0 { return "exited with status \((status >> 8) & 0xff)" }
-    let name = signal == SIGSEGV ? " (SIGSEGV)" : signal == SIGABRT ? " (SIGABRT)" :
-      signal == SIGKILL ? " (SIGKILL)" : signal == SIGTERM ? " (SIGTERM)" : ""
+    let name =
+      signal == SIGSEGV
+      ? " (SIGSEGV)"
+      : signal == SIGABRT
+        ? " (SIGABRT)" : signal == SIGKILL ? " (SIGKILL)" : signal == SIGTERM ? " (SIGTERM)" : ""
     return "killed by signal \(signal)\(name)"
   }
 

@@ -1,0 +1,140 @@
+import Foundation
+import LabelCore
+import LabelLanguages
+import LabelRender
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+
+/// Microseconds to encode the seed 2x1 in shelf label to ZPL (issue #4's aim: < 1 ms).
+@MainActor func zplEncoding() -> String {
+  // The seed template itself, so the number is for what `make run` prints.
+  guard
+    let seeds = try? LabelJSON.decoder().decode(
+      [Template].self, from: Data(contentsOf: URL(fileURLWithPath: "seeds/templates.json"))),
+    let template = seeds.first(where: { $0.name == "shelf-2x1" })
+  else { return "| ZPL for the 2x1 in shelf template | seeds/templates.json not found |\n" }
+  let data = [
+    "name": "Whole milk 1 L", "barcode": "4006380000179", "price": "1.29", "currency": "EUR",
+  ]
+  let n = 20_000
+  let t0 = now()
+  var bytes = 0
+  for _ in 0..<n {
+    bytes +=
+      (try? ZPLEncoder.label(template, data: data, options: ZPLOptions(dpi: 203)))?.utf8.count ?? 0
+  }
+  let us = Double(now() - t0) / 1e3 / Double(n)
+  return String(format: "| ZPL for the 2x1 in shelf template, per label (µs) | %.1f |\n", us)
+    + (bytes > 0 ? "" : "| ZPL encoding failed | |\n")
+}
+
+/// A 62 x 100 mm label at 300 dpi encoded to QL raster by us and by brother_ql
+/// (brother-ql-next 0.12 from `make peers`), timed in the same run.
+@MainActor func qlEncoding() -> String {
+  guard let model = BrotherQLModel.named("QL-820NWB"), let media = BrotherQLMedia.named("62x100"),
+    let encoder = try? BrotherQLEncoder(BrotherQLOptions(model: model, media: media))
+  else { return "| QL raster | model or media missing |\n" }
+  var bitmap = Bitmap(width: media.printableWidth, height: media.printableLength)
+  for i in 0..<40 { bitmap.fill(x: (i * 37) % 600, y: (i * 53) % 1100, width: 80, height: 40) }
+  let n = 200
+  let t0 = now()
+  for _ in 0..<n { _ = try? encoder.encode([bitmap]) }
+  let oursMS = Double(now() - t0) / 1e6 / Double(n)
+  var line = String(
+    format: "| QL raster, 62 x 100 mm at 300 dpi (%dx%d), ours per label (ms) | %.3f |\n",
+    bitmap.width, bitmap.height, oursMS)
+  let python = ".build/peers/ql/bin/python"
+  guard FileManager.default.isExecutableFile(atPath: python) else {
+    return line + "| QL raster, brother_ql per label | not measured: run `make peers` |\n"
+  }
+  let script = """
+    import sys, time
+    from PIL import Image
+    from brother_ql.raster import BrotherQLRaster
+    from brother_ql.conversion import convert
+    w, h = int(sys.argv[1]), int(sys.argv[2])
+    img = Image.new("1", (w, h), 1)
+    for i in range(40):
+        x, y = (i * 37) % 600, (i * 53) % 1100
+        img.paste(0, (x, y, min(w, x + 80), min(h, y + 40)))
+    n = 20
+    t = time.perf_counter()
+    for _ in range(n):
+        convert(qlr=BrotherQLRaster("QL-820NWB"), images=[img], label="62x100", rotate="0",
+                threshold=70.0, dither=False, compress=True, red=False, dpi_600=False, hq=True, cut=True)
+    print((time.perf_counter() - t) / n * 1000)
+    """
+  let p = Process()
+  p.executableURL = URL(fileURLWithPath: python)
+  p.arguments = ["-c", script, String(bitmap.width), String(bitmap.height)]
+  let out = Pipe()
+  p.standardOutput = out
+  try? p.run()
+  let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  p.waitUntilExit()
+  guard let theirsMS = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+    return line + "| QL raster, brother_ql per label | failed |\n"
+  }
+  line += String(format: "| QL raster, brother_ql per label (ms) | %.2f |\n", theirsMS)
+  line += String(format: "| QL raster, speed-up over brother_ql | %.0fx |\n", theirsMS / oursMS)
+  return line
+}
+
+/// A product label, 62 x 100 mm at 300 dpi (bold name shrunk to fit, price, EAN-13, Code 128,
+/// QR, frame), rasterised; then as a PNG preview and as Brother QL raster (issue #5's aim:
+/// < 5 ms per label).
+@MainActor func rendering() -> String {
+  let template = Template(
+    name: "product-62x100", media: TemplateMedia(widthMM: 62, lengthMM: 100),
+    elements: [
+      .box(BoxElement(x: 1, y: 1, width: 60, height: 98, thickness: 0.4)),
+      .text(
+        TextElement(
+          x: 4, y: 4, width: 54, height: 12, text: "${name}", size: 22, weight: .bold)),
+      .text(
+        TextElement(x: 4, y: 18, width: 54, height: 10, text: "${price} ${currency}", size: 20)),
+      .text(
+        TextElement(
+          x: 4, y: 30, width: 54, height: 14, text: "${description}", size: 9, overflow: .wrap)),
+      .barcode(BarcodeElement(x: 8, y: 46, symbology: .ean13, data: "${barcode}", height: 14)),
+      .barcode(
+        BarcodeElement(
+          x: 6, y: 68, symbology: .code128, data: "${sku}", height: 8, moduleWidth: 0.25)),
+      .barcode(BarcodeElement(x: 40, y: 78, symbology: .qr, data: "${url}", height: 18)),
+    ])
+  let data = [
+    "name": "Wholemeal spelt flour, stone ground", "price": "3.49", "currency": "EUR",
+    "description": "Organic spelt from the Swabian Jura, milled whole. Store cool and dry.",
+    "barcode": "4006381333931", "sku": "SKU-1077", "url": "https://shop.example/p/SKU-1077",
+  ]
+  let rasteriser = LabelRasteriser()
+  let cold = now()
+  guard let first = try? rasteriser.render(template, data: data, dpi: 300) else {
+    return "| Render 62 x 100 mm at 300 dpi | failed |\n"
+  }
+  let firstMS = Double(now() - cold) / 1e6
+  let before = peakRSSKB()
+  let n = 300
+  var t0 = now()
+  for _ in 0..<n { _ = try? rasteriser.render(template, data: data, dpi: 300) }
+  let renderMS = Double(now() - t0) / 1e6 / Double(n)
+  let after = peakRSSKB()
+  t0 = now()
+  var pngBytes = 0
+  for _ in 0..<n { pngBytes = (try? PNGCodec.encode(first))?.count ?? 0 }
+  let pngMS = Double(now() - t0) / 1e6 / Double(n)
+  var line = String(
+    format: "| Render a product label, 62 x 100 mm at 300 dpi (%dx%d), per label (ms) | %.2f |\n",
+    first.width, first.height, renderMS)
+  line += String(
+    format: "| Render: the first label in a process (fonts loaded) (ms) | %.1f |\n", firstMS)
+  line += String(
+    format:
+      "| Render: peak RSS of the bench process before / after %d renders (MiB) | %.1f / %.1f |\n",
+    n, Double(before) / 1024, Double(after) / 1024)
+  line += String(
+    format: "| PNG preview of it, encode per label (ms; %d bytes) | %.2f |\n", pngBytes, pngMS)
+  return line
+}

@@ -1,0 +1,161 @@
+import Dispatch
+import Foundation
+import LabelClient
+import LabelCore
+import LabelPOSIX
+import Synchronization
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+
+// Request latency at 1/10/100 clients and one alert's fan-out to 1,000 subscribers, each
+// against a labeld of its own with two simulated printers.
+
+/// The simulated printers of the latency and fan-out sections.
+let benchPrinters = [
+  "--simulate", "zebra=zpl", "--simulate", "ql=brother-ql",
+]
+
+/// Runs `clients` threads, each with its own connection, making `perClient` calls of
+/// `method`; returns every call's latency (ns), sorted, and the wall time.
+/// With `interval` (seconds), each client paces itself to one call per interval (an
+/// offered load of clients / interval calls per second) instead of calling flat out.
+func measure(
+  socket: String,
+  _ method: String, _ params: JSONValue, clients: Int, total: Int, interval: Double? = nil
+)
+  -> ([UInt64], Double)
+{
+  let perClient = max(1, total / clients)
+  let latencies = Mutex<[UInt64]>([])
+  let group = DispatchGroup()
+  let start = DispatchSemaphore(value: 0)
+  for _ in 0..<clients {
+    group.enter()
+    Thread.detachNewThread {
+      defer { group.leave() }
+      guard let c = try? LabelClient(socketPath: socket) else { return }
+      _ = try? c.call("hello")
+      start.wait()
+      var mine: [UInt64] = []
+      mine.reserveCapacity(perClient)
+      var next = now() + UInt64.random(in: 0...UInt64((interval ?? 0) * 1e9))
+      for _ in 0..<perClient {
+        if let interval {
+          let t = now()
+          if next > t { usleep(UInt32((next - t) / 1000)) }
+          next += UInt64(interval * 1e9)
+        }
+        let t = now()
+        _ = try? c.call(method, params)
+        mine.append(now() - t)
+      }
+      latencies.withLock { $0 += mine }
+    }
+  }
+  usleep(200_000)  // let every client connect before the clock starts
+  let t0 = now()
+  for _ in 0..<clients { start.signal() }
+  group.wait()
+  let wall = Double(now() - t0) / 1e9
+  return (latencies.withLock { $0 }.sorted(), wall)
+}
+
+/// printers.list, jobs.submit and products.save at 1, 10 and 100 clients, flat out and
+/// paced; then labeld's idle RSS.
+@MainActor func latencySection() throws {
+  let (daemon, socket) = try startDaemon(
+    config.work.appendingPathComponent("latency"), benchPrinters)
+  defer { stopDaemon(daemon) }
+  let idleRSS = rssKB(daemon.processIdentifier)
+  emit("| measurement | clients | load | calls | p50 ms | p99 ms | calls/s |")
+  emit("|---|---:|---|---:|---:|---:|---:|")
+  let doc: JSONValue = [
+    "format": "native", "data": .string(Data("^XA^FDbench^FS^XZ".utf8).base64EncodedString()),
+  ]
+  let product: JSONValue = [
+    "product": ["sku": "BENCH-1", "name": "Bench product", "barcode": "4006381333931"]
+  ]
+  for (method, params) in [
+    ("printers.list", [:] as JSONValue),
+    ("jobs.submit", ["printer": "sim:zebra", "document": doc]),
+    ("products.save", product),
+  ] {
+    for clients in [1, 10, 100] where method != "products.save" || clients <= 10 {
+      // Flat out (closed loop: latency includes queueing behind the other clients), then
+      // paced at 10 calls/s per client (an open-loop offered load).
+      for interval in [nil, 0.1] as [Double?] {
+        progress("\(method), \(clients) clients, \(interval == nil ? "flat out" : "paced")")
+        let total = interval == nil ? config.requests : min(config.requests, clients * 30)
+        let (lat, wall) = measure(
+          socket: socket, method, params, clients: clients, total: total, interval: interval)
+        let load = interval.map { "\(Int(Double(clients) / $0))/s offered" } ?? "flat out"
+        emit(
+          "| \(method) | \(clients) | \(load) | \(lat.count) | "
+            + String(
+              format: "%.3f | %.3f | %.0f |", percentile(lat, 0.5), percentile(lat, 0.99),
+              Double(lat.count) / wall))
+      }
+    }
+  }
+  emit("")
+  emit("| measurement | value |\n|---|---:|")
+  emit("| idle RSS (MB) | \(String(format: "%.1f", Double(idleRSS) / 1024)) |")
+}
+
+/// One alert to 1,000 subscribers: from sending printers.simulate to the last subscriber
+/// reading the alert line (raw sockets, polled together from one thread), five rounds.
+@MainActor func fanoutSection() throws {
+  var nofile = rlimit()
+  getrlimit(Int32(RLIMIT_NOFILE.rawValue), &nofile)
+  nofile.rlim_cur = nofile.rlim_max
+  setrlimit(Int32(RLIMIT_NOFILE.rawValue), &nofile)
+  let (daemon, socket) = try startDaemon(
+    config.work.appendingPathComponent("fanout"), benchPrinters)
+  defer { stopDaemon(daemon) }
+  var subscribers: [Int32] = []
+  defer { for fd in subscribers { close(fd) } }
+  progress("connecting 1,000 subscribers")
+  for _ in 0..<1000 {
+    let fd = try UnixSocket.connect(path: socket)
+    let req = Array(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#.utf8) + [0x0A]
+    _ = req.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    var buf = [UInt8](repeating: 0, count: 4096)
+    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    guard poll(&p, 1, 10_000) == 1, read(fd, &buf, buf.count) > 0 else {
+      throw BenchError.failed("subscriber \(subscribers.count + 1) got no answer in 10 s")
+    }
+    subscribers.append(fd)
+  }
+  let subscribedRSS = rssKB(daemon.processIdentifier)
+  var fanout: [Double] = []
+  let trigger = try LabelClient(socketPath: socket)
+  for round in 0..<5 {
+    progress("round \(round + 1) of 5")
+    let t0 = now()
+    _ = try trigger.call(
+      "printers.simulate", ["printer": "sim:ql", "fault": round % 2 == 0 ? "coverOpen" : nil])
+    var pending = Set(subscribers)
+    var fds = subscribers.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+    var buf = [UInt8](repeating: 0, count: 4096)
+    let deadline = now() + 10_000_000_000
+    while !pending.isEmpty {
+      guard now() < deadline else {
+        throw BenchError.failed("\(pending.count) subscribers had no alert after 10 s")
+      }
+      _ = poll(&fds, nfds_t(fds.count), 1000)
+      for i in fds.indices where fds[i].revents != 0 && pending.contains(fds[i].fd) {
+        if read(fds[i].fd, &buf, buf.count) > 0 { pending.remove(fds[i].fd) }
+        fds[i].revents = 0
+      }
+    }
+    fanout.append(Double(now() - t0) / 1e6)
+  }
+  fanout.sort()
+  emit("| measurement | value |\n|---|---:|")
+  emit(String(format: "| one alert to 1,000 subscribers, median of 5 (ms) | %.2f |", fanout[2]))
+  emit(String(format: "| one alert to 1,000 subscribers, worst of 5 (ms) | %.2f |", fanout[4]))
+  emit(
+    "| RSS with 1,000 subscribers (MB) | \(String(format: "%.1f", Double(subscribedRSS) / 1024)) |")
+}
