@@ -49,6 +49,27 @@ public enum JSONValue: Sendable, Hashable {
     return false
   }
 
+  /// The path ("product.price", "elements[2].x") of the first number in this value that
+  /// no Double holds (`1e400` parses as infinity), or nil when every number is finite.
+  /// Such a number can be neither stored nor sent back, so requests are refused with it.
+  public func nonFiniteNumberPath(under prefix: String = "") -> String? {
+    switch self {
+    case .double(let d): return d.isFinite ? nil : prefix
+    case .array(let items):
+      for (i, item) in items.enumerated() {
+        if let path = item.nonFiniteNumberPath(under: "\(prefix)[\(i)]") { return path }
+      }
+      return nil
+    case .object(let members):
+      for (key, value) in members {
+        let path = prefix.isEmpty ? key : "\(prefix).\(key)"
+        if let found = value.nonFiniteNumberPath(under: path) { return found }
+      }
+      return nil
+    case .null, .bool, .int, .string: return nil
+    }
+  }
+
   /// The JSON type's name, for error messages ("expected string, got number").
   public var typeName: String {
     switch self {
@@ -88,7 +109,8 @@ extension JSONValue: Codable {
     case .null: try c.encodeNil()
     case .bool(let b): try c.encode(b)
     case .int(let i): try c.encode(i)
-    case .double(let d): try c.encode(d)
+    // JSON has no infinity or NaN: written as null, as `serialized()` does.
+    case .double(let d): if d.isFinite { try c.encode(d) } else { try c.encodeNil() }
     case .string(let s): try c.encode(s)
     case .array(let a): try c.encode(a)
     case .object(let o): try c.encode(o)

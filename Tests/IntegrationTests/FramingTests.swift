@@ -36,6 +36,44 @@ import Testing
     }
   }
 
+  /// JSON-RPC 2.0: the response's id is the request's. Any JSON number is an id, also one
+  /// that no Swift number holds (a huge id once killed labeld through a precondition).
+  @Test(arguments: [
+    "1e400", "-1e400", "123456789012345678901234567890", "9223372036854775808", "-0", "1.0",
+    "1E+2", "0.1", "2.5e-400", "-12.5e10", #""caf\u00e9 \"id\"""#, "null",
+  ])
+  func anyJSONNumberOrStringID_comesBackExactlyAsSent(id: String) throws {
+    try withDaemon { d in
+      let c = try d.client()
+      try c.sendLine(Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"hello"}"#.utf8))
+      let answer = String(decoding: try c.readLine(), as: UTF8.self)
+      #expect(answer.contains(#""id":\#(id),"#), "\(answer)")
+      #expect(answer.contains(#""result":"#))
+      // The error path echoes it too.
+      try c.sendLine(Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"no.such"}"#.utf8))
+      let error = String(decoding: try c.readLine(), as: UTF8.self)
+      #expect(error.contains(#""id":\#(id),"#), "\(error)")
+      #expect(try JSONValue.parse(Array(error.utf8))["error"]?["code"] == .int(-32601))
+      #expect(try c.call("hello")["protocol"] == .int(1))
+    }
+  }
+
+  /// A number beyond what a Double holds anywhere in params is refused, naming the field;
+  /// it is never stored (it could not be sent back).
+  @Test func nonFiniteNumberInParams_isInvalidParams_namingTheField() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      try c.sendLine(
+        Array(
+          #"{"jsonrpc":"2.0","id":1,"method":"products.save","params":{"product":{"sku":"A","name":"n","price":1e400}}}"#
+            .utf8))
+      let reply = try c.readMessage()
+      #expect(reply["error"]?["code"] == .int(-32602))
+      #expect(reply["error"]?["data"]?["field"] == "product.price")
+      #expect(c.error("products.get", ["sku": "A"])?.code == 1006)
+    }
+  }
+
   @Test(arguments: [
     ("[1,2,3]", JSONValue.null),
     ("\"hello\"", JSONValue.null),

@@ -6,7 +6,7 @@ import LabelPOSIX
 struct RequestContext: Sendable {
   let peer: PeerCredentials
   let connection: Connection?
-  let id: JSONValue?
+  let id: RequestID?
 }
 
 /// A method's outcome: a result to encode, or `sent` when the method queued its own
@@ -30,17 +30,19 @@ final class Dispatcher: Sendable {
 
   func handle(_ line: [UInt8], peer: PeerCredentials, connection: Connection?) async -> [UInt8]? {
     let value: JSONValue
+    let rawID: [UInt8]?
     do {
-      value = try JSONValue.parse(line)
+      (value, rawID) = try JSONValue.parse(line, keepingRawMember: "id")
     } catch {
       return Wire.error(id: nil, .parseError(error.description))
     }
     guard case .object(let request) = value else {
       return Wire.error(id: nil, .invalidRequest("not a JSON-RPC object"))
     }
-    let id = request["id"]
-    switch id {
-    case nil, .null?, .int?, .double?, .string?: break
+    let id: RequestID?
+    switch request["id"] {
+    case nil: id = nil
+    case .null?, .int?, .double?, .string?: id = rawID.map(RequestID.init(json:))
     default: return Wire.error(id: nil, .invalidRequest("id must be a number or a string"))
     }
     guard request["jsonrpc"] == .string("2.0") else {

@@ -8,11 +8,18 @@ struct Params {
   init(_ value: JSONValue?) throws(RPCError) {
     switch value {
     case nil, .null?: values = [:]
-    case .object(let o)?: values = o
+    case .object(let o)?:
+      if let path = JSONValue.object(o).nonFiniteNumberPath() {
+        throw .invalidParams(field: path, reason: "is a number out of range (beyond ±1.8e308)")
+      }
+      values = o
     case let other?:
       throw .invalidParams(field: "params", reason: "must be an object, got \(other.typeName)")
     }
   }
+
+  /// Members already checked as part of their parent.
+  private init(checked values: [String: JSONValue]) { self.values = values }
 
   func has(_ key: String) -> Bool { values[key].map { !$0.isNull } ?? false }
 
@@ -97,7 +104,7 @@ struct Params {
   func object(_ key: String) throws(RPCError) -> Params {
     switch values[key] {
     case nil, .null?: throw .invalidParams(field: path(key), reason: "is required")
-    case .object(let o)?: return try Params(.object(o)).prefixed(key)
+    case .object(let o)?: return Params(checked: o).prefixed(key)
     case let other?:
       throw .invalidParams(field: path(key), reason: "expected an object, got \(other.typeName)")
     }

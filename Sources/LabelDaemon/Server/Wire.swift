@@ -17,18 +17,17 @@ struct OutboundMessage: Sendable {
   var alertSeq: UInt64?
 }
 
+/// A request's `id` exactly as the client wrote it: the raw JSON text of a number or a
+/// string, echoed byte for byte in the response (JSON-RPC 2.0 §5: the same value as the
+/// request's). No Swift number holds every JSON number (`1e400`, 30 digits), so the id is
+/// never converted.
+struct RequestID: Sendable, Equatable {
+  /// The member's text: a number, a string with its quotes and escapes, or `null`.
+  let json: [UInt8]
+}
+
 /// Encodes protocol lines: JSON-RPC 2.0 envelopes, one line each.
 enum Wire {
-  private struct ResultEnvelope<R: Encodable>: Encodable {
-    let jsonrpc = "2.0"
-    let id: JSONValue
-    let result: R
-  }
-  private struct ErrorEnvelope: Encodable {
-    let jsonrpc = "2.0"
-    let id: JSONValue
-    let error: RPCError
-  }
   private struct NotificationEnvelope<P: Encodable>: Encodable {
     let jsonrpc = "2.0"
     let method: String
@@ -46,12 +45,42 @@ enum Wire {
     }
   }
 
-  static func result<R: Encodable>(id: JSONValue, _ result: R) -> [UInt8] {
-    line(ResultEnvelope(id: id, result: result))
+  /// `{"id":ID,"jsonrpc":"2.0","result":RESULT}`. A result that cannot be encoded (a
+  /// bug) becomes a -32603 answer rather than a crash.
+  static func result<R: Encodable>(id: RequestID, _ result: R) -> [UInt8] {
+    let encoded: [UInt8]
+    do {
+      encoded = [UInt8](try LabelJSON.encoder().encode(result))
+    } catch {
+      return Self.error(id: id, .internalError("cannot encode the result: \(error)"))
+    }
+    return envelope(id: id, member: "result", encoded)
   }
 
-  static func error(id: JSONValue?, _ error: RPCError) -> [UInt8] {
-    line(ErrorEnvelope(id: id ?? .null, error: error))
+  /// `{"error":ERROR,"id":ID,"jsonrpc":"2.0"}`; `id` nil is `null` (the request's id
+  /// could not be read).
+  static func error(id: RequestID?, _ error: RPCError) -> [UInt8] {
+    // RPCError holds strings, integers and JSONValue data (non-finite numbers written as
+    // null): it always encodes.
+    let encoded =
+      (try? LabelJSON.encoder().encode(error)).map { [UInt8]($0) }
+      ?? Array(#"{"code":-32603,"message":"internal error"}"#.utf8)
+    return envelope(id: id, member: "error", encoded)
+  }
+
+  private static func envelope(id: RequestID?, member: String, _ body: [UInt8]) -> [UInt8] {
+    let idText = id?.json ?? Array("null".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(body.count + idText.count + 40)
+    if member == "error" {
+      out += Array(#"{"error":"#.utf8) + body + Array(#","id":"#.utf8) + idText
+      out += Array(#","jsonrpc":"2.0"}"#.utf8)
+    } else {
+      out += Array(#"{"id":"#.utf8) + idText + Array(#","jsonrpc":"2.0","result":"#.utf8) + body
+      out += Array("}".utf8)
+    }
+    out.append(0x0A)
+    return out
   }
 
   static func notification<P: Encodable>(_ method: NotificationMethod, _ params: P) -> [UInt8] {
