@@ -14,7 +14,7 @@ PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps \
 DEMO_PRINTERS = --simulate zebra=zpl,dpi=203,width=50.8,length=25.4,speed=120 \
                 --simulate ql=brother-ql,dpi=300,width=62,length=0,speed=60
 
-.PHONY: help all build run test deps peers bench images install install-files format lint clean hil
+.PHONY: help all build run test deps peers bench images install install-files format lint clean hil fuzz
 
 help:
 	@echo "make run     build and run labeld in the foreground (simulated printers, demo data)"
@@ -23,6 +23,8 @@ help:
 	@echo "make peers   install the peer implementations the tests compare with (PyPI venvs)"
 	@echo "make bench   run the benchmarks and print a report (see docs/benchmarks.md);"
 	@echo "             BENCH_ARGS='--only cups,fanout' runs some sections (--list names them)"
+	@echo "make fuzz    fuzz the protocol for longer with a random seed (LABELD_FUZZ_SEED replays one,"
+	@echo "             LABELD_FUZZ_ITERATIONS sets the count, FUZZ_TIMEOUT the seconds)"
 	@echo "make hil     run the USB scenarios against a real printer (LABELD_HIL_DEVICE=usb:VVVV:PPPP:SERIAL)"
 	@echo "make images  render the seed templates into docs/images/ (README pictures)"
 	@echo "make install build for release and install (PREFIX=/usr/local, DESTDIR=)"
@@ -70,6 +72,19 @@ peers:
 test: deps peers
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# The protocol fuzzer for longer than `make test` runs it, with a random seed that is
+# printed first and again on a failure (LABELD_FUZZ_SEED=N replays it exactly).
+FUZZ_TIMEOUT ?= 1800
+fuzz: deps
+	$(SWIFT) build --build-tests
+	@seed=$${LABELD_FUZZ_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; \
+	iterations=$${LABELD_FUZZ_ITERATIONS:-200000}; \
+	echo "fuzz: seed $$seed, $$iterations requests, at most $(FUZZ_TIMEOUT) s"; \
+	LABELD_FUZZ_SEED=$$seed LABELD_FUZZ_ITERATIONS=$$iterations timeout $(FUZZ_TIMEOUT) \
+	  $(SWIFT) test --skip-build --filter ProtocolFuzzTests \
+	  && echo "fuzz: seed $$seed passed" \
+	  || { echo "fuzz: FAILED with seed $$seed (replay: make fuzz LABELD_FUZZ_SEED=$$seed LABELD_FUZZ_ITERATIONS=$$iterations)"; exit 1; }
 
 # Hardware in the loop: the USB scenarios against a real, plugged-in printer.
 hil: deps
