@@ -65,8 +65,8 @@ let package = Package(
     .testTarget(
       name: "IntegrationTests",
       dependencies: [
-        "LabelClient", "LabelCore", "LabelPOSIX", "LabelLanguages", "LabelRender", "labeld",
-        "labelctl",
+        "LabelClient", "LabelCore", "LabelPOSIX", "LabelLanguages", "LabelRender", "LabelSQLite",
+        "labeld", "labelctl",
       ]
     ),
   ],

@@ -6,6 +6,11 @@ public enum LabelJSON {
     let e = JSONEncoder()
     e.dateEncodingStrategy = .iso8601
     e.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+    // JSON has no infinity or NaN. Inputs are checked so that none reaches a value labeld
+    // sends or stores; should one slip through, it is written as a string rather than
+    // making the encoder throw (the protocol's encoders treat a throw as a bug and trap).
+    e.nonConformingFloatEncodingStrategy = .convertToString(
+      positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
     return e
   }
 

@@ -49,8 +49,11 @@ public struct TextElement: Codable, Sendable, Equatable {
   public var width: Double
   public var height: Double
   public var text: String
-  /// Font size in points (1 pt = 0.3528 mm). Default 10.
+  /// Font size in points (1 pt = 0.3528 mm). Default 10; at most `maxPoints`.
   public var size: Double?
+  /// The largest font size a template may ask for: 1,000 pt is 35 cm, taller than any
+  /// label's text box.
+  public static let maxPoints = 1000.0
   public var weight: FontWeight?
   public var align: TextAlign?
   public var overflow: TextOverflow?
@@ -86,8 +89,12 @@ public struct BarcodeElement: Codable, Sendable, Equatable {
   public var symbology: Symbology
   public var data: String
   public var height: Double
-  /// Narrow bar (or QR module) width in mm; rounded to whole device dots. Default 0.33.
+  /// Narrow bar (or QR module) width in mm; rounded to whole device dots. Default 0.33;
+  /// at most `maxModuleMM`.
   public var moduleWidth: Double?
+  /// The widest module a template may ask for (linear codes are drawn with at most 10
+  /// dots a module anyway; a 10 mm QR module is already 21 cm a side).
+  public static let maxModuleMM = 10.0
   /// Print the human-readable digits under a linear code. Default true.
   public var humanReadable: Bool?
   public var rotation: Int?

@@ -51,6 +51,13 @@ extension Element {
         throw FieldError(field: field, reason: "must be greater than 0")
       }
     }
+    func upTo(_ value: Double, _ limit: Double, _ field: String, _ unit: String) throws(FieldError)
+    {
+      guard value.isFinite, value > 0, value <= limit else {
+        throw FieldError(
+          field: field, reason: "must be greater than 0 and at most \(limit) \(unit)")
+      }
+    }
     func rotation(_ r: Int?) throws(FieldError) {
       if let r, ![0, 90, 180, 270].contains(r) {
         throw FieldError(field: "rotation", reason: "must be 0, 90, 180 or 270")
@@ -69,7 +76,7 @@ extension Element {
         t.x + across, (t.rotation ?? 0) % 180 == 0 ? "width" : "height", limit: media.widthMM)
       try inside(
         t.y + down, (t.rotation ?? 0) % 180 == 0 ? "height" : "width", limit: media.lengthMM)
-      if let size = t.size { try positive(size, "size") }
+      if let size = t.size { try upTo(size, TextElement.maxPoints, "size", "pt") }
       if let font = t.font, font.trimmingCharacters(in: .whitespaces).isEmpty {
         throw FieldError(field: "font", reason: "must not be empty")
       }
@@ -83,7 +90,7 @@ extension Element {
       } else {
         try inside(b.x + b.height, "height", limit: media.widthMM)
       }
-      if let m = b.moduleWidth { try positive(m, "moduleWidth") }
+      if let m = b.moduleWidth { try upTo(m, BarcodeElement.maxModuleMM, "moduleWidth", "mm") }
       if b.data.isEmpty { throw FieldError(field: "data", reason: "must not be empty") }
       if Placeholders.names(in: b.data).isEmpty, let problem = b.symbology.problem(b.data) {
         throw FieldError(field: "data", reason: problem)
@@ -95,13 +102,15 @@ extension Element {
       try positive(b.height, "height")
       try inside(b.x + b.width, "width", limit: media.widthMM)
       try inside(b.y + b.height, "height", limit: media.lengthMM)
-      if let t = b.thickness { try positive(t, "thickness") }
+      if let t = b.thickness { try upTo(t, max(b.width, b.height), "thickness", "mm") }
     case .line(let l):
       try inside(l.x1, "x1", limit: media.widthMM)
       try inside(l.y1, "y1", limit: media.lengthMM)
       try inside(l.x2, "x2", limit: media.widthMM)
       try inside(l.y2, "y2", limit: media.lengthMM)
-      if let t = l.thickness { try positive(t, "thickness") }
+      if let t = l.thickness {
+        try upTo(t, max(media.widthMM, media.lengthMM), "thickness", "mm")
+      }
     case .image(let m):
       try rotation(m.rotation)
       try inside(m.x, "x", limit: media.widthMM)
@@ -172,8 +181,13 @@ public enum Placeholders {
     return out
   }
 
-  /// `text` with each `${field}` replaced from `data`; nil and the missing name when a
-  /// referenced field has no value.
+  /// The most UTF-8 bytes a filled text or barcode value may have: far more than any
+  /// label shows, and a bound on what `${a}${a}${a}…` with a long `a` can make labeld
+  /// allocate (1 MiB of placeholders times 1 MiB of data would be terabytes).
+  public static let maxFilledBytes = 65_536
+
+  /// `text` with each `${field}` replaced from `data`; the failure names the field that has
+  /// no value, or whose value makes the result longer than `maxFilledBytes`.
   public static func fill(_ text: String, from data: [String: String]) -> Result<String, FieldError>
   {
     var out = ""
@@ -185,10 +199,20 @@ public enum Placeholders {
       guard let value = data[name] else {
         return .failure(FieldError(field: name, reason: "no value for ${\(name)}"))
       }
+      guard out.utf8.count + value.utf8.count <= maxFilledBytes else {
+        return .failure(
+          FieldError(
+            field: name,
+            reason: "filling ${\(name)} makes the text longer than \(maxFilledBytes) bytes"))
+      }
       out += value
       rest = rest[rest.index(after: close)...]
     }
     out += rest
+    guard out.utf8.count <= maxFilledBytes else {
+      return .failure(
+        FieldError(field: "text", reason: "is longer than \(maxFilledBytes) bytes once filled"))
+    }
     return .success(out)
   }
 }

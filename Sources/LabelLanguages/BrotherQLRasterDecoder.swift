@@ -81,8 +81,14 @@ public struct BrotherQLRasterDecoder: Sendable {
 
   public init(model: BrotherQLModel) { self.init(bytesPerLine: model.bytesPerLine) }
 
-  public func decode(_ data: [UInt8]) throws(BrotherQLError) -> BrotherQLDecodedJob {
+  /// The job's pages. With `keepingLines` false the pages carry no lines (only their
+  /// print information and counts): enough to check a job against the loaded roll, at a
+  /// cost that does not grow with what `Z` lines would expand to.
+  public func decode(_ data: [UInt8], keepingLines: Bool = true) throws(BrotherQLError)
+    -> BrotherQLDecodedJob
+  {
     var reader = Reader(data: data)
+    var linesInPage = 0
     var job = BrotherQLDecodedJob(
       invalidateCount: 0, rasterModeSwitch: false, statusRequests: 0, pages: [])
     var initialized = false
@@ -101,7 +107,7 @@ public struct BrotherQLRasterDecoder: Sendable {
         guard command == 0x69 else {  // i
           throw BrotherQLError(.unknownCommand, "unknown command ESC \(hexByte(command))")
         }
-        try escI(&reader, &job, &page, &compressed)
+        try escI(&reader, &job, &page, &compressed, linesInPage: linesInPage)
       case BrotherQLCommand.compression:
         let mode = try reader.byte("M")
         guard mode == 0 || mode == 2 else {
@@ -113,13 +119,17 @@ public struct BrotherQLRasterDecoder: Sendable {
         guard var current = page else {
           throw BrotherQLError(.malformed, "raster line before print information (ESC i z)")
         }
+        page = nil  // `current` is then the only reference: appending does not copy
+        let decoded: [UInt8]
         if byte == BrotherQLCommand.blankLine {
-          current.lines.append([UInt8](repeating: 0, count: bytesPerLine))
+          decoded = [UInt8](repeating: 0, count: bytesPerLine)
           current.blankLines += 1
         } else {
-          current.lines.append(try line(&reader, compressed: compressed))
+          decoded = try line(&reader, compressed: compressed)
         }
-        guard current.lines.count <= current.printInformation.lineCount else {
+        if keepingLines { current.lines.append(decoded) }
+        linesInPage += 1
+        guard linesInPage <= current.printInformation.lineCount else {
           throw BrotherQLError(
             .lineCountMismatch,
             "page \(job.pages.count + 1) has more than the \(current.printInformation.lineCount)"
@@ -130,14 +140,15 @@ public struct BrotherQLRasterDecoder: Sendable {
         guard let current = page else {
           throw BrotherQLError(.malformed, "page end without a page")
         }
-        guard current.lines.count == current.printInformation.lineCount else {
+        guard linesInPage == current.printInformation.lineCount else {
           throw BrotherQLError(
             .lineCountMismatch,
-            "page \(job.pages.count + 1) has \(current.lines.count) lines; ESC i z announced"
+            "page \(job.pages.count + 1) has \(linesInPage) lines; ESC i z announced"
               + " \(current.printInformation.lineCount)")
         }
         job.pages.append(current)
         page = nil
+        linesInPage = 0
         if byte == BrotherQLCommand.endOfJob {
           guard reader.atEnd else {
             throw BrotherQLError(.malformed, "\(reader.remaining) bytes after the final ^Z")
@@ -155,7 +166,7 @@ public struct BrotherQLRasterDecoder: Sendable {
   /// `ESC i` commands.
   private func escI(
     _ reader: inout Reader, _ job: inout BrotherQLDecodedJob, _ page: inout BrotherQLDecodedPage?,
-    _ compressed: inout Bool
+    _ compressed: inout Bool, linesInPage: Int
   ) throws(BrotherQLError) {
     let command = try reader.byte("ESC i")
     switch command {
@@ -171,7 +182,7 @@ public struct BrotherQLRasterDecoder: Sendable {
       _ = try reader.byte("ESC i !")
     case 0x7A:  // z: print information
       let p = try reader.bytes(10, "ESC i z")
-      if let open = page, !open.lines.isEmpty {
+      if page != nil, linesInPage > 0 {
         throw BrotherQLError(.malformed, "ESC i z inside page \(job.pages.count + 1)")
       }
       let count = Int(p[4]) | Int(p[5]) << 8 | Int(p[6]) << 16 | Int(p[7]) << 24
@@ -183,7 +194,7 @@ public struct BrotherQLRasterDecoder: Sendable {
     case 0x4D, 0x41, 0x4B, 0x64:  // M, A, K, d: settings of the page just announced
       let argument =
         command == 0x64 ? try reader.bytes(2, "ESC i d") : [try reader.byte("ESC i")]
-      guard page != nil, page?.lines.isEmpty == true else {
+      guard page != nil, linesInPage == 0 else {
         throw BrotherQLError(
           .malformed,
           "ESC i \(hexByte(command)) outside a page header (before ESC i z or in lines)")

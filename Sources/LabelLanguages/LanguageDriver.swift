@@ -68,12 +68,12 @@ public struct BrotherQLDriver: LanguageDriver {
 
   /// The roll that `media` describes (width, and length 0 for continuous).
   public func roll(for media: Media) throws(DriverError) -> BrotherQLMedia {
-    let width = Int(media.widthMM.rounded())
+    let width = roundedClamped(media.widthMM, to: 0...10_000)
     let found =
       media.lengthMM == 0
       ? BrotherQLMedia.continuous(widthMM: width)
       : BrotherQLMedia.matching(
-        widthMM: width, lengthMM: Int(media.lengthMM.rounded()), kind: .dieCut)
+        widthMM: width, lengthMM: roundedClamped(media.lengthMM, to: 0...100_000), kind: .dieCut)
     guard let found else {
       throw DriverError("no Brother QL roll is \(media.widthMM) x \(media.lengthMM) mm")
     }

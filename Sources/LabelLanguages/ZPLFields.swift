@@ -17,7 +17,7 @@ struct TextField {
     let boxW = max(1, dots(t.width, dpi))
     let boxH = max(1, dots(t.height, dpi))
     // Points to dots: 1 pt = 1/72 in.
-    var height = max(10, Int((Double(t.size ?? 10) * Double(dpi) / 72).rounded()))
+    var height = max(10, roundedClamped(Double(t.size ?? 10) * Double(dpi) / 72))
     height = min(height, boxH)
     let overflow = t.overflow ?? .shrink
     var lines = 1
@@ -27,7 +27,8 @@ struct TextField {
         text.split(separator: "\n", omittingEmptySubsequences: false)
         .map(\.count).max() ?? 0
       if longest > 0 {
-        let fitting = Int(Double(boxW) / (Double(longest) * Self.averageWidthRatio))
+        let fitting = roundedClamped(
+          (Double(boxW) / (Double(longest) * Self.averageWidthRatio)).rounded(.down))
         height = max(10, min(height, fitting))
       }
       lines = max(1, text.split(separator: "\n").count)

@@ -14,6 +14,12 @@ final class Canvas {
     guard width > 0, height > 0, width <= 32_767, height <= 32_767 else {
       throw ImageError("a \(width) x \(height) dot label cannot be drawn (at most 32767 a side)")
     }
+    // Checked before anything is allocated: one byte of ink a dot, plus the 1-bit label.
+    guard width * height <= LabelRasteriser.maxPixels else {
+      throw ImageError(
+        "a \(width) x \(height) dot label is \(width * height) dots; labeld draws at most "
+          + "\(LabelRasteriser.maxPixels) dots a label (lower the dpi or the label's size)")
+    }
     self.width = width
     self.height = height
     surface = cairo_image_surface_create(CAIRO_FORMAT_A8, Int32(width), Int32(height))

@@ -10,6 +10,12 @@ import LabelLanguages
 public struct LabelRasteriser: Sendable {
   public init() {}
 
+  /// The pixel budget: the most dots one label (or all of a ZPL label's images together)
+  /// may have. 2^25 = 33,554,432 dots is a 4 x 6 in label at 600 dpi almost four times
+  /// over, or 300 mm x 1.4 m at 300 dpi; a canvas is one byte a dot, so a render never
+  /// allocates more than about 40 MB whatever a template or a `dpi` asks.
+  public static let maxPixels = 1 << 25
+
   /// The label `template` filled with `data`, `media × dpi` dots.
   public func render(_ template: Template, data: [String: String], dpi: Int) throws(LabelError)
     -> Bitmap

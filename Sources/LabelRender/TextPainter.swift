@@ -1,5 +1,6 @@
 import CCairo
 import LabelCore
+import LabelLanguages
 import Synchronization
 
 /// Text layout with pango on fontconfig fonts. One pango font map serves every label; pango
@@ -67,7 +68,8 @@ final class TextPainter: Sendable {
         if let px = request.pixelSize {
           pango_font_description_set_absolute_size(description, px * pt / request.points * scale)
         } else {
-          pango_font_description_set_size(description, Int32((pt * scale).rounded()))
+          pango_font_description_set_size(
+            description, Int32(roundedClamped(pt * scale, to: 1...Int(Int32.max))))
         }
         pango_layout_set_font_description(layout, description)
       }
@@ -94,7 +96,7 @@ final class TextPainter: Sendable {
         }
       case .wrap:
         // Lines broken at the box width, made smaller until they fit its height.
-        pango_layout_set_width(layout, Int32(boxW * scale))
+        pango_layout_set_width(layout, Int32(roundedClamped(boxW * scale, to: 1...Int(Int32.max))))
         pango_layout_set_wrap(layout, CCAIRO_PANGO_WRAP_WORD_CHAR)
         var size = measure()
         var tries = 0

@@ -77,3 +77,60 @@ struct TemplateTests {
     }
   }
 }
+
+/// Sizes a template may ask for are bounded where rendering would otherwise overflow a
+/// conversion or allocate without bound (issue: no peer can crash labeld).
+struct TemplateBoundsTests {
+  static func validate(_ element: Element) -> String? {
+    do {
+      try TemplateTests.template([element]).validate()
+      return nil
+    } catch {
+      return error.field
+    }
+  }
+
+  @Test func hugeFontSizeModuleOrThickness_isRefused_namingTheField() {
+    #expect(
+      Self.validate(.text(TextElement(x: 1, y: 1, width: 10, height: 5, text: "x", size: 3e6)))
+        == "elements[0].size")
+    #expect(
+      Self.validate(
+        .barcode(
+          BarcodeElement(
+            x: 1, y: 1, symbology: .qr, data: "x", height: 10, moduleWidth: 1e300)))
+        == "elements[0].moduleWidth")
+    #expect(
+      Self.validate(.box(BoxElement(x: 1, y: 1, width: 5, height: 5, thickness: 1e300)))
+        == "elements[0].thickness")
+    #expect(
+      Self.validate(.line(LineElement(x1: 1, y1: 1, x2: 5, y2: 5, thickness: 1e300)))
+        == "elements[0].thickness")
+    // The largest sizes allowed still validate.
+    #expect(
+      Self.validate(
+        .text(TextElement(x: 1, y: 1, width: 10, height: 5, text: "x", size: TextElement.maxPoints))
+      )
+        == nil)
+    #expect(
+      Self.validate(
+        .barcode(
+          BarcodeElement(
+            x: 1, y: 1, symbology: .code128, data: "x", height: 10,
+            moduleWidth: BarcodeElement.maxModuleMM))) == nil)
+  }
+
+  @Test func filledText_isBounded_namingTheFieldThatOverflows() {
+    let long = String(repeating: "a", count: 1000)
+    let text = String(repeating: "${a}", count: 1000)
+    guard case .failure(let e) = Placeholders.fill(text, from: ["a": long]) else {
+      Issue.record("a 1 MB expansion was accepted")
+      return
+    }
+    #expect(e.field == "a")
+    #expect(e.reason.contains("\(Placeholders.maxFilledBytes)"))
+    // Right up to the bound is fine.
+    let fits = String(repeating: "b", count: Placeholders.maxFilledBytes - 1)
+    #expect((try? Placeholders.fill("${b}!", from: ["b": fits]).get())?.utf8.count == 65_536)
+  }
+}

@@ -50,6 +50,13 @@ struct CUPSPrinterModelTests {
     ("na_letter_8.5x11in", Media(widthMM: 215.9, lengthMM: 279.4, kind: "labels")),
     ("iso-a4", nil),
     ("", nil),
+    // What a hostile or broken server could say: never a printer's media.
+    ("custom_50xnanmm_50xnanmm", nil),
+    ("oe_x_1e999x25mm", nil),
+    ("infx25mm", nil),
+    ("oe_x_1e300x25mm", nil),
+    ("oe_x_-5x25mm", nil),
+    ("oe_x_62x-1mm", nil),
   ])
   func media_isReadFromPWGNames(name: String, media: Media?) {
     #expect(CUPSPrinterModel.media(name) == media)

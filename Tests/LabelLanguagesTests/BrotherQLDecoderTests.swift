@@ -104,3 +104,37 @@ struct BrotherQLDecoderTests {
     #expect(decoded.pages[0].feedMargin == 35 && decoded.pages[0].blankLines == 1)
   }
 }
+
+/// A native job from a peer is checked against the loaded roll without expanding it: a
+/// 1 MB job of one-byte `Z` lines would otherwise become ~90 MB of lines, copied per line.
+struct BrotherQLDecoderSummaryTests {
+  @Test func withoutLines_countsPagesAndKeepsPrintInformation_forAMillionBlankLines() throws {
+    let lines = 1_000_000
+    var job = [UInt8](repeating: 0, count: 200) + [0x1B, 0x40, 0x1B, 0x69, 0x61, 0x01]
+    job += [0x1B, 0x69, 0x7A, 0x86, 0x0A, 62, 0]
+    job += [
+      UInt8(lines & 0xFF), UInt8(lines >> 8 & 0xFF), UInt8(lines >> 16 & 0xFF), 0, 0, 0,
+    ]
+    job += [UInt8](repeating: 0x5A, count: lines) + [0x1A]
+    let decoded = try BrotherQLRasterDecoder(bytesPerLine: 90).decode(job, keepingLines: false)
+    #expect(decoded.pages.count == 1)
+    #expect(decoded.pages[0].printInformation.lineCount == lines)
+    #expect(decoded.pages[0].blankLines == lines)
+    #expect(decoded.pages[0].lines.isEmpty)
+  }
+}
+
+/// Numbers from outside (templates, printers' reports) become dots without trapping.
+struct ConversionTests {
+  @Test func roundedClamped_neverTraps() {
+    #expect(roundedClamped(.nan) == 0)
+    #expect(roundedClamped(.infinity) == 1 << 30)
+    #expect(roundedClamped(-.infinity) == -(1 << 30))
+    #expect(roundedClamped(1e300) == 1 << 30)
+    #expect(roundedClamped(2.5) == 3)
+    #expect(roundedClamped(-2.4) == -2)
+    #expect(roundedClamped(70_000, to: 1...65_535) == 65_535)
+    #expect(dots(1e300, 1200) == 1 << 30)
+    #expect(dots(25.4, 203) == 203)
+  }
+}

@@ -59,7 +59,11 @@ enum CUPSPrinterModel {
     }
     size = size.dropLast(2)
     let parts = size.split(separator: "x")
-    guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]), w > 0 else {
+    // A name is only a size when both numbers are plain and plausible for a label: a
+    // server's "nanxinfmm" or "1e300x25mm" must not become the printer's media.
+    guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]),
+      w.isFinite, h.isFinite, w > 0, h >= 0, w * mm <= 2_000, h * mm <= 100_000
+    else {
       return nil
     }
     let round = { (v: Double) in (v * mm * 10).rounded() / 10 }

@@ -142,8 +142,18 @@ struct LabelRenderer: Sendable {
     switch target.language {
     case .zpl:
       var images: [Int: Bitmap] = [:]
+      var imageDots = 0
       for (index, element) in template.elements.enumerated() {
         guard case .image(let image) = element else { continue }
+        // All images of a label together stay within the pixel budget, checked before
+        // each is drawn: each becomes a bitmap kept until the label is encoded.
+        imageDots += max(1, dots(image.width, target.dpi)) * max(1, dots(image.height, target.dpi))
+        guard imageDots <= LabelRasteriser.maxPixels else {
+          throw .invalidParams(
+            field: "elements[\(index)]",
+            reason: "the label's images come to more than \(LabelRasteriser.maxPixels) dots "
+              + "at \(target.dpi) dpi")
+        }
         images[index] = try labelError { () throws(LabelError) in
           try rasteriser.render(image, dpi: target.dpi, path: "elements[\(index)]")
         }
@@ -167,14 +177,18 @@ struct LabelRenderer: Sendable {
   {
     var out = template
     for (index, element) in template.elements.enumerated() {
-      guard case .barcode(var b) = element, b.symbology == .qr, b.moduleWidth == nil,
-        case .success(let value) = Placeholders.fill(b.data, from: data)
-      else { continue }
+      guard case .barcode(var b) = element, b.symbology == .qr, b.moduleWidth == nil else {
+        continue
+      }
+      let path = "elements[\(index)]"
       let modules: Int
       do throws(LabelError) {
-        modules = try SymbolSize.qrModules(value)
+        // Filled and checked (length, placeholders) before the symbol is sized.
+        modules = try SymbolSize.qrModules(try b.filledData(data, path: path))
       } catch {
-        throw .invalidParams(field: "elements[\(index)].data", reason: error.reason)
+        throw .invalidParams(
+          field: error.field.hasPrefix(path) || error.field.hasPrefix("data.")
+            ? error.field : "\(path).data", reason: error.reason)
       }
       let moduleDots = max(1, dots(b.height, dpi) / max(1, modules))
       b.moduleWidth = Double(moduleDots) * 25.4 / Double(dpi)

@@ -48,11 +48,16 @@ final class JobStore: Sendable {
   }
 
   private static func job(from s: Statement) -> Job {
+    // Rows are ours, but a damaged or hand-edited file must not crash the daemon: counts
+    // are kept in range (the scheduler adds to them), an impossible uid becomes nobody's.
+    let copies = min(max(1, s.int(3)), 1 << 20)
     var job = Job(
       id: s.int(0), printer: s.string(1) ?? "",
       state: JobState(rawValue: s.string(2) ?? "") ?? .aborted,
-      copies: s.int(3), printed: s.int(4), createdAt: Date(timeIntervalSince1970: s.double(5)),
-      updatedAt: Date(timeIntervalSince1970: s.double(6)), owner: JobOwner(uid: UInt32(s.int(7))))
+      copies: copies, printed: min(max(0, s.int(4)), copies),
+      createdAt: Date(timeIntervalSince1970: s.double(5)),
+      updatedAt: Date(timeIntervalSince1970: s.double(6)),
+      owner: JobOwner(uid: UInt32(exactly: s.int(7)) ?? 65_534))
     if let reason = s.string(8) {
       job.error = JobError(reason: Reason(rawValue: reason) ?? .unknown, message: s.string(9) ?? "")
     }

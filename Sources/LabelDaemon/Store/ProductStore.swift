@@ -25,6 +25,11 @@ final class ProductStore: Sendable {
               message: "product \(input.sku) was changed by someone else: expected version "
                 + "\(expectedVersion), stored is \(stored)"))
         }
+        guard current < Int.max else {
+          return .failure(
+            SaveFailure(
+              reason: .conflict, message: "product \(input.sku) has no version after \(current)"))
+        }
         let product = Product(
           sku: input.sku, name: input.name, price: input.price, currency: input.currency,
           barcode: input.barcode, fields: input.fields, version: current + 1, updatedAt: Date())

@@ -68,7 +68,9 @@ struct BrotherJobNeeds: Sendable, Equatable {
   var media: BrotherQLPrintInformation?
 
   init(_ bytes: [UInt8], bytesPerLine: Int) {
-    if let job = try? BrotherQLRasterDecoder(bytesPerLine: bytesPerLine).decode(bytes) {
+    if let job = try? BrotherQLRasterDecoder(bytesPerLine: bytesPerLine).decode(
+      bytes, keepingLines: false)
+    {
       pages = max(job.pages.count, 1)
       media = job.pages.first?.printInformation
     } else {
