@@ -32,6 +32,9 @@ final class DaemonProcess: @unchecked Sendable {
     return dir
   }
 
+  /// Two simulated printers: `sim:zebra` (ZPL) and `sim:ql` (Brother QL).
+  static let defaultArguments = ["--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"]
+
   static var labeldPath: String { productsDirectory.appendingPathComponent("labeld").path }
   static var labelctlPath: String { productsDirectory.appendingPathComponent("labelctl").path }
 
@@ -49,7 +52,7 @@ final class DaemonProcess: @unchecked Sendable {
   /// CUPS server on the machine never adds printers to tests that do not ask for them;
   /// `environment` is added to the test's own.
   init(
-    _ arguments: [String] = ["--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"],
+    _ arguments: [String] = DaemonProcess.defaultArguments,
     directory: URL? = nil, wrapper: [String] = [], environment: [String: String] = [:]
   ) throws {
     self.directory = directory ?? Self.makeTempDirectory()
@@ -137,7 +140,7 @@ final class DaemonProcess: @unchecked Sendable {
 /// Runs `body` against a fresh daemon and stops it afterwards; the daemon must have
 /// survived the test and must exit cleanly on SIGTERM, whatever the test asserted.
 func withDaemon<T>(
-  _ arguments: [String] = ["--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"],
+  _ arguments: [String] = DaemonProcess.defaultArguments,
   _ body: (DaemonProcess) throws -> T
 ) throws -> T {
   let daemon = try DaemonProcess(arguments)

@@ -19,6 +19,13 @@ struct ConnectionLimits: Sendable {
   var pauseReadsAtQueued = 256
   /// How long an overflowed or closing connection may take to take its last lines.
   var closeGraceSeconds = 10.0
+  /// Bytes of queued outgoing lines above which the next request waits to be handled: a
+  /// client that does not read its answers cannot make labeld hold more than this (and
+  /// the one answer that crossed it) for it.
+  var pauseHandlingAtQueuedBytes = 4 << 20
+  /// What all connections together may hold in requests read but not yet answered,
+  /// beyond a 64 KiB floor each (`ReadAheadBudget`). At least two of the largest message.
+  var readAheadBytes = 64 << 20
 }
 
 /// One client connection: reads `\n`-framed requests, handles them one at a time in order,
@@ -43,12 +50,27 @@ final class Connection: EventSubscriber, @unchecked Sendable {
   private let onReplayDrained: @Sendable (Connection) -> Void
   private let state = Mutex(State())
   private let log: Logger
+  private let budget: ReadAheadBudget
+  private static let chunkSize = 64 * 1024
 
   private enum Inbound { case line([UInt8]), tooLarge }
 
   private struct State {
     var readBuffer: [UInt8] = []
+    /// How much of `readBuffer` has been searched for a newline already.
+    var scanned = 0
     var inbox: [Inbound] = []
+    /// Bytes of requests held: read and not yet answered (partial line, queued lines, the
+    /// one being handled, their newlines).
+    var held = 0
+    /// Of `held`, what is borrowed from the shared read-ahead budget.
+    var borrowed = 0
+    /// Reading stopped until the budget has bytes again.
+    var waitingForBudget = false
+    /// Handling stopped until the client has read enough of its answers.
+    var waitingForWriter = false
+    /// Bytes of queued outgoing lines not yet written.
+    var outBytes = 0
     var processing = false
     var readSuspended = true
     var readStopped = false
@@ -67,10 +89,12 @@ final class Connection: EventSubscriber, @unchecked Sendable {
 
   init(
     id: UInt64, fd: Int32, peer: PeerCredentials, limits: ConnectionLimits, queue: DispatchQueue,
-    log: Logger, handler: @escaping Handler, onClose: @escaping @Sendable (Connection) -> Void,
+    log: Logger, budget: ReadAheadBudget, handler: @escaping Handler,
+    onClose: @escaping @Sendable (Connection) -> Void,
     onReplayDrained: @escaping @Sendable (Connection) -> Void
   ) {
     self.subscriberID = id
+    self.budget = budget
     self.fd = fd
     self.peer = peer
     self.limits = limits
@@ -104,14 +128,17 @@ final class Connection: EventSubscriber, @unchecked Sendable {
   // MARK: reading
 
   private func readable() {
-    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
     var fatal = false
     state.withLock { s in
       guard !s.closed, !s.readStopped else { return }
       // Dispatch read sources are edge-triggered on Linux: read until EAGAIN or EOF.
       while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        let allowance = readAllowance(&s)
+        guard allowance > 0 else { break }
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, allowance)) }
         if n > 0 {
+          s.held += n
           s.readBuffer.append(contentsOf: chunk[0..<n])
           frame(&s)
           if s.readStopped || s.inbox.count >= limits.maxPendingRequests
@@ -141,25 +168,78 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     }
   }
 
-  /// Splits the read buffer into lines; a line over the limit ends reading.
+  /// How many bytes this connection may read now: what its floor and borrowed bytes
+  /// leave, borrowing another chunk when that is short. Zero stops reading: until the
+  /// budget has bytes again (`budgetReturned`), or until its own read-ahead (one largest
+  /// message beyond the one being handled) is answered.
+  private func readAllowance(_ s: inout State) -> Int {
+    guard s.held < limits.maxMessageBytes + Self.chunkSize else { return 0 }
+    var room = budget.floor + s.borrowed - s.held
+    if room < Self.chunkSize {
+      let id = subscriberID
+      let wake: @Sendable () -> Void = { [weak self] in
+        guard let self else { return }
+        self.queue.async { self.budgetReturned() }
+      }
+      if budget.borrow(Self.chunkSize, id: id, wake: wake) {
+        s.borrowed += Self.chunkSize
+        room += Self.chunkSize
+      } else if room <= 0 {
+        s.waitingForBudget = true
+      }
+    }
+    return max(0, room)
+  }
+
+  private func budgetReturned() {
+    state.withLock { s in
+      guard s.waitingForBudget, !s.closed else { return }
+      s.waitingForBudget = false
+      updateReadPause(&s)
+    }
+  }
+
+  /// Bytes of requests answered (or dropped): no longer held, and what was borrowed for
+  /// them goes back to the budget.
+  private func release(_ bytes: Int, _ s: inout State) {
+    s.held = max(0, s.held - bytes)
+    let needed = max(0, s.held - budget.floor)
+    if s.borrowed > needed {
+      let surplus = s.borrowed - needed
+      s.borrowed = needed
+      budget.giveBack(surplus)
+    }
+  }
+
+  /// Splits the read buffer into lines; a line over the limit ends reading. Only bytes not
+  /// looked at before are searched for a newline, so a long line read in many chunks
+  /// costs its length once, not once per chunk.
   private func frame(_ s: inout State) {
     var start = 0
     let buffer = s.readBuffer
-    while let nl = buffer[start...].firstIndex(of: 0x0A) {
+    var from = min(s.scanned, buffer.count)
+    s.scanned = buffer.count
+    while let nl = buffer[from...].firstIndex(of: 0x0A) {
+      from = nl + 1
       let length = nl - start
       if length > limits.maxMessageBytes {
         s.inbox.append(.tooLarge)
         s.readStopped = true
         s.readBuffer = []
+        release(buffer.count - start, &s)
         return
       }
       s.inbox.append(.line(Array(buffer[start..<nl])))
       start = nl + 1
     }
-    if start > 0 { s.readBuffer.removeFirst(start) }
+    if start > 0 {
+      s.readBuffer.removeFirst(start)
+      s.scanned = s.readBuffer.count
+    }
     if s.readBuffer.count > limits.maxMessageBytes {
       s.inbox.append(.tooLarge)
       s.readStopped = true
+      release(s.readBuffer.count, &s)
       s.readBuffer = []
     }
   }
@@ -170,8 +250,9 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     // would leave a suspended source to be released, which Dispatch punishes with a crash.
     guard !s.closed else { return }
     let shouldPause =
-      s.readStopped || s.closing || s.inbox.count >= limits.maxPendingRequests
-      || s.queued >= limits.pauseReadsAtQueued
+      s.readStopped || s.closing || s.waitingForBudget
+      || s.inbox.count >= limits.maxPendingRequests || s.queued >= limits.pauseReadsAtQueued
+      || s.held >= limits.maxMessageBytes + Self.chunkSize
     if shouldPause && !s.readSuspended {
       s.readSuspended = true
       readSource.suspend()
@@ -191,6 +272,11 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     Task { await self.drain() }
   }
 
+  /// Whether the client has left so many answers unread that the next request waits.
+  private func writerIsBehind(_ s: State) -> Bool {
+    s.queued >= limits.pauseReadsAtQueued || s.outBytes >= limits.pauseHandlingAtQueuedBytes
+  }
+
   private func drain() async {
     while true {
       let next: Inbound? = state.withLock { s in
@@ -199,12 +285,19 @@ final class Connection: EventSubscriber, @unchecked Sendable {
           if s.eof && !s.closed { closeAfterFlush(&s) }
           return nil
         }
+        if writerIsBehind(s) {
+          // Resumed by `flush` once the client has read enough.
+          s.processing = false
+          s.waitingForWriter = true
+          return nil
+        }
         return s.inbox.removeFirst()
       }
       guard let next else { return }
       switch next {
       case .line(let line):
         if let reply = await handler(line, self) { send(reply) }
+        state.withLock { release(line.count + 1, &$0) }
       case .tooLarge:
         send(Wire.error(id: nil, .messageTooLarge))
         state.withLock { s in
@@ -234,6 +327,7 @@ final class Connection: EventSubscriber, @unchecked Sendable {
         return
       }
       s.outbox.append(message)
+      s.outBytes += message.bytes.count
       if !s.writeArmed { flush(&s) }
     }
   }
@@ -289,6 +383,7 @@ final class Connection: EventSubscriber, @unchecked Sendable {
           if let seq = message.alertSeq { s.lastWrittenAlertSeq = seq }
           s.outHead += 1
           s.headOffset = 0
+          s.outBytes -= message.bytes.count
         }
         continue
       }
@@ -298,6 +393,7 @@ final class Connection: EventSubscriber, @unchecked Sendable {
         s.writeArmed = true
         writeSource.resume()
         compact(&s)
+        resumeHandlingIfCaughtUp(&s)
         return
       }
       // EPIPE, ECONNRESET: the peer is gone; nothing more can reach it.
@@ -306,8 +402,18 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     }
     s.outbox.removeAll(keepingCapacity: s.outbox.count < 64)
     s.outHead = 0
+    s.outBytes = 0
     if s.closing { closeNow(&s) }
     requestReplayIfDrained(&s)
+    resumeHandlingIfCaughtUp(&s)
+  }
+
+  /// Takes up requests again once a client that fell behind has read enough.
+  private func resumeHandlingIfCaughtUp(_ s: inout State) {
+    guard s.waitingForWriter, !writerIsBehind(s), !s.closing, !s.closed else { return }
+    s.waitingForWriter = false
+    startProcessing(&s)
+    updateReadPause(&s)
   }
 
   private func send_(_ p: UnsafeRawPointer, _ count: Int) -> Int {
@@ -334,6 +440,7 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     let dropped = s.queued - keep.count
     s.outbox = keep
     s.outHead = 0
+    s.outBytes = keep.reduce(0) { $0 + $1.bytes.count }
     s.outbox.append(
       OutboundMessage(
         bytes: Wire.notification(.overflow, OverflowParams(seq: seq)), kind: .notification,
@@ -341,7 +448,12 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     log.warning(
       "connection \(subscriberID) (uid \(peer.uid)) overflowed: \(dropped) messages dropped, "
         + "resume from seq \(seq)")
+    let unread = s.inbox.reduce(0) { total, inbound in
+      if case .line(let line) = inbound { return total + line.count + 1 }
+      return total
+    }
     s.inbox.removeAll()
+    release(unread, &s)
     closeAfterFlush(&s)
   }
 
@@ -373,6 +485,13 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     s.inbox.removeAll()
     s.outbox.removeAll()
     s.outHead = 0
+    s.outBytes = 0
+    // What it held goes back to the others. A request still being handled gives back
+    // its bytes when it ends (`release` clamps at zero).
+    s.held = 0
+    budget.giveBack(s.borrowed)
+    s.borrowed = 0
+    budget.forget(subscriberID)
     // A suspended Dispatch source must be resumed before it can be cancelled.
     if s.readSuspended {
       s.readSuspended = false

@@ -26,6 +26,8 @@ final class Server: @unchecked Sendable {
   private let channel: EventChannel
   private let limits: ConnectionLimits
   private let log: Logger
+  /// What all connections together may hold in unanswered requests.
+  let readAhead: ReadAheadBudget
 
   /// Serves on `listenFD` (non-blocking, listening). `ownedPath` is unlinked on stop when
   /// this process created the socket (not when systemd passed it in).
@@ -39,6 +41,9 @@ final class Server: @unchecked Sendable {
     self.channel = channel
     self.limits = limits
     self.log = log
+    // Room for two of the largest message at least, or one could never be read whole.
+    self.readAhead = ReadAheadBudget(
+      total: max(limits.readAheadBytes, 2 * (limits.maxMessageBytes + 64 * 1024)))
     self.acceptSource = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
     acceptSource.setEventHandler { [weak self] in self?.acceptAll() }
   }
@@ -88,7 +93,7 @@ final class Server: @unchecked Sendable {
       let id = nextID.add(1, ordering: .relaxed).oldValue
       let dispatcher = self.dispatcher
       let connection = Connection(
-        id: id, fd: fd, peer: peer, limits: limits, queue: queue, log: log,
+        id: id, fd: fd, peer: peer, limits: limits, queue: queue, log: log, budget: readAhead,
         handler: { line, connection in await dispatcher.handle(line, connection: connection) },
         onClose: { [weak self] connection in self?.closed(connection) },
         onReplayDrained: { [channel] connection in channel.pump(connection.subscriberID) })
