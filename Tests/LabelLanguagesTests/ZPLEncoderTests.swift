@@ -74,6 +74,43 @@ struct ZPLEncoderTests {
         "^BQN,2,4^FH_^FDMA,https://example.com/p?a=1^FS"))
   }
 
+  /// ^BE takes exactly 12 digits and ^BU 11; the printer appends the mod-10 check digit
+  /// (Zebra's ZPL II Programming Guide). So a GTIN-12 in an EAN-13 element goes as 0 + its
+  /// first 11 digits, and the printer's 13th digit is the GTIN's own check digit: the
+  /// symbol carries exactly the GTIN. (Before, its 12 digits went as an EAN-13's first 12
+  /// and the printer made another number.)
+  @Test func gtinsReachThePrinter_asTheDigitsItCompletes() throws {
+    func field(_ s: Symbology, _ gtin: String) throws(LabelError) -> String {
+      let t = Template(
+        name: "t", media: TemplateMedia(widthMM: 100, lengthMM: 50),
+        elements: [
+          .barcode(BarcodeElement(x: 1, y: 1, symbology: s, data: "${barcode}", height: 10))
+        ])
+      let zpl = try ZPLEncoder.label(t, data: ["barcode": gtin], options: ZPLOptions(dpi: 203))
+      guard let fd = zpl.range(of: "^FD")?.upperBound else { return "" }
+      return String(zpl[fd...].prefix { $0 != "^" })
+    }
+    #expect(try field(.ean13, "4006381333931") == "400638133393")
+    #expect(try field(.ean13, "036000291452") == "003600029145")
+    #expect(try field(.upca, "036000291452") == "03600029145")
+    #expect(try field(.upca, "0036000291452") == "03600029145")
+    // A wrong check digit is refused, never replaced by the printer's.
+    let refused: [(Symbology, String, String)] = [
+      (.ean13, "036000291453", "check digit is 3, expected 2"),
+      (.ean13, "4006381333932", "check digit is 2, expected 1"),
+      (.upca, "036000291453", "check digit is 3, expected 2"),
+    ]
+    for (s, bad, why) in refused {
+      do {
+        let sent = try field(s, bad)
+        Issue.record("\(s) \(bad) was sent as \(sent)")
+      } catch {
+        #expect(error.field == "elements[0].data")
+        #expect(error.reason.contains(why), "\(error.reason)")
+      }
+    }
+  }
+
   @Test func badDataAfterSubstitution_namesTheElement() {
     let t = Template(
       name: "t", media: TemplateMedia(widthMM: 50, lengthMM: 25),
@@ -83,7 +120,10 @@ struct ZPLEncoderTests {
       ])
     #expect(
       throws: LabelError(
-        field: "elements[1].data", reason: "\"123\": EAN-13 needs 12 or 13 digits, got 3")
+        field: "elements[1].data",
+        reason:
+          "\"123\": EAN-13 takes a GTIN-13 (13 digits) or a GTIN-12 (12 digits, encoded as "
+          + "0 + them), got 3 characters")
     ) {
       try ZPLEncoder.label(t, data: ["barcode": "123"], options: ZPLOptions(dpi: 203))
     }
