@@ -117,6 +117,48 @@ import Testing
     }
   }
 
+  /// GS1: a check digit is verified, never computed. A GTIN-12 in the shelf label's EAN-13
+  /// reaches the printer as 0 + its first 11 digits (the printer appends the 12th digit's
+  /// value as the 13th); a wrong check digit is refused with -32602 naming the element's
+  /// data, at templates.save for literal data and at render/submit for `${barcode}`.
+  @Test func gtinCheckDigits_areVerified_neverReplaced() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      try Self.setUp(c)
+      let good: JSONValue = [
+        "printer": "sim:zebra", "template": "shelf", "format": "native",
+        "data": ["name": "Sourdough", "barcode": "036000002126"],
+      ]
+      let r = try c.call("labels.render", good, as: RenderResult.self)
+      let zpl = String(decoding: Data(base64Encoded: r.data) ?? Data(), as: UTF8.self)
+      #expect(zpl.contains("^BEN,80,Y,N^FD003600000212^FS"))
+      for (method, extra): (String, JSONValue) in [
+        ("labels.render", ["format": "native"]), ("labels.render", ["format": "png"]),
+        ("jobs.submit", [:]),
+      ] {
+        var params: [String: JSONValue] = [
+          "printer": "sim:zebra", "template": "shelf",
+          "data": ["name": "Sourdough", "barcode": "036000002120"],
+        ]
+        params.merge(extra.objectValue ?? [:]) { $1 }
+        let e = try #require(c.error(method, .object(params)))
+        #expect(e.code == -32602)
+        #expect(e.data?["field"] == "elements[1].data")
+        #expect(e.message.contains("check digit is 0, expected 6"), "\(e.message)")
+      }
+      var literal = Fixtures.shelfTemplate.objectValue!
+      var elements = literal["elements"]!.arrayValue!
+      var barcode = elements[1].objectValue!
+      barcode["data"] = "036000002120"
+      elements[1] = .object(barcode)
+      literal["elements"] = .array(elements)
+      let saved = try #require(c.error("templates.save", ["template": .object(literal)]))
+      #expect(saved.code == -32602)
+      #expect(saved.data?["field"] == "template.elements[1].data")
+      #expect(try c.call("jobs.list", [:], as: JobsResult.self).jobs.isEmpty)
+    }
+  }
+
   @Test func printerDarknessAndFinishing_goIntoTheLabel() throws {
     try withDaemon(["--simulate", "zebra=zpl,darkness=22,finish=peel"]) { d in
       let c = try d.client()
