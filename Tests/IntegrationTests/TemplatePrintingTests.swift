@@ -56,8 +56,11 @@ import Testing
         ],
         as: RenderResult.self)
       #expect(by300.width == 600)
+      // Without a printer the media is not known: no ^PW (it would persist on whatever
+      // printer the bytes reach), the template's own length.
       #expect(
-        String(decoding: Data(base64Encoded: by300.data)!, as: UTF8.self).contains("^PW600^LL300"))
+        String(decoding: Data(base64Encoded: by300.data)!, as: UTF8.self).hasPrefix(
+          "^XA^CI28^LL300^LH0,0^FO"))
     }
   }
 
@@ -156,6 +159,32 @@ import Testing
       #expect(saved.code == -32602)
       #expect(saved.data?["field"] == "template.elements[1].data")
       #expect(try c.call("jobs.list", [:], as: JobsResult.self).jobs.isEmpty)
+    }
+  }
+
+  /// A template narrower and shorter than the loaded labels: the job's ^PW and ^LL are
+  /// the media's (2 x 1 in, 406 x 203 dots), as for PNG jobs, so nothing narrower is left
+  /// on the printer for the next job.
+  @Test func templateJob_setsTheMediasWidthAndLength() throws {
+    try withDaemon(["--simulate", "zebra=zpl,dpi=203,width=50.8,length=25.4"]) { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs"]])
+      let small: JSONValue = [
+        "name": "small", "media": ["widthMM": 30, "lengthMM": 15],
+        "elements": [
+          ["type": "text", "x": 1, "y": 1, "width": 28, "height": 6, "text": "${name}"]
+        ],
+      ]
+      try c.call("templates.save", ["template": small])
+      let job = try c.call(
+        "jobs.submit", ["printer": "sim:zebra", "template": "small", "data": ["name": "Hi"]],
+        as: JobResult.self
+      ).job
+      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+      let zpl = String(
+        decoding: try #require(d.simOutput("zebra", job: job.id, ext: "zpl")), as: UTF8.self)
+      #expect(zpl.hasPrefix("^XA^CI28^PW406^LL203^LH0,0^FO"), "\(zpl)")
     }
   }
 

@@ -22,8 +22,12 @@ struct ZPLEncoderTests {
     "name": "Whole milk 1 L", "barcode": "4006381333931", "price": "1.29", "currency": "EUR",
   ]
 
+  /// 2 x 1 in labels loaded, at 203 dpi.
+  static let shelfMedia = ZPLMedia(widthDots: 406, lengthDots: 203)
+
   @Test func shelfLabel_at203dpi_golden() throws {
-    let zpl = try ZPLEncoder.label(Self.shelf, data: Self.milk, options: ZPLOptions(dpi: 203))
+    let zpl = try ZPLEncoder.label(
+      Self.shelf, data: Self.milk, options: ZPLOptions(dpi: 203, media: Self.shelfMedia))
     #expect(
       zpl == "^XA^CI28^PW406^LL203^LH0,0"
         + "^FO4,4^GB398,195,2,B,0^FS"
@@ -35,8 +39,32 @@ struct ZPLEncoderTests {
 
   @Test(arguments: [(203, 406, 203), (300, 600, 300), (600, 1200, 600)])
   func widthAndLength_followTheDPI(dpi: Int, width: Int, length: Int) throws {
-    let zpl = try ZPLEncoder.label(Self.shelf, data: Self.milk, options: ZPLOptions(dpi: dpi))
-    #expect(zpl.contains("^PW\(width)^LL\(length)"))
+    let media = ZPLMedia(Media(widthMM: 50.8, lengthMM: 25.4), dpi: dpi)
+    let zpl = try ZPLEncoder.label(
+      Self.shelf, data: Self.milk, options: ZPLOptions(dpi: dpi, media: media))
+    #expect(zpl.contains("^PW\(width)^LL\(length)^LH0,0"))
+  }
+
+  /// ^PW and ^LL outlive the job on the printer (Zebra's ZPL II Programming Guide), so
+  /// they state the loaded media: its width even for a narrower template, its label
+  /// length on labels; on continuous media the template's length; with the media not
+  /// known, no ^PW at all (the printer's configured width stands).
+  @Test func widthAndLength_stateTheMedia_notTheTemplate() throws {
+    func head(_ media: ZPLMedia?) throws -> String {
+      let zpl = try ZPLEncoder.label(
+        Self.shelf, data: Self.milk, options: ZPLOptions(dpi: 203, media: media))
+      return String(zpl.prefix { $0 != "F" })
+    }
+    #expect(try head(ZPLMedia(widthDots: 812, lengthDots: 1218)) == "^XA^CI28^PW812^LL1218^LH0,0^")
+    #expect(try head(ZPLMedia(widthDots: 812, lengthDots: nil)) == "^XA^CI28^PW812^LL203^LH0,0^")
+    #expect(try head(nil) == "^XA^CI28^LL203^LH0,0^")
+    var b = Bitmap(width: 100, height: 30)
+    b.fill(x: 0, y: 0, width: 100, height: 30)
+    #expect(
+      ZPLEncoder.label(b, options: ZPLOptions(dpi: 203, media: Self.shelfMedia)).hasPrefix(
+        "^XA^PW406^LL203^LH0,0^FO0,0^GFA,390,390,13,"))
+    #expect(
+      ZPLEncoder.label(b, options: ZPLOptions(dpi: 203)).hasPrefix("^XA^LL30^LH0,0^FO0,0^GFA"))
   }
 
   @Test func fieldData_escapesCommandCharacters() {
