@@ -50,7 +50,9 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	else echo "all packages present: $(PACKAGES)"; fi
 
-# Peer implementations the tests compare our output with (PyPI, in a venv under .build).
+# Peer implementations the tests compare our output with (PyPI, in a venv under .build):
+# zpl-toolchain validates our ZPL, zplkit draws it as a printer would (barcodes are then
+# read with zbarimg), brother-ql-next decodes our raster.
 # zpl-toolchain ships only a CPython 3.12 wheel: use pyenv's 3.12 where python3.12 is
 # not on PATH. Without it the peer tests skip and say so.
 PEERS      = .build/peers
@@ -67,6 +69,11 @@ peers:
 	  echo "creating $(PEERS)/ql (brother-ql-next)"; \
 	  python3 -m venv $(PEERS)/ql && $(PEERS)/ql/bin/pip install -q brother-ql-next==0.12.0 \
 	  || { echo "brother-ql-next unavailable: the Brother QL peer tests will skip"; rm -rf $(PEERS)/ql; }; \
+	fi
+	@if [ ! -x $(PEERS)/zplrender/bin/python ]; then \
+	  echo "creating $(PEERS)/zplrender (zplkit, a ZPL renderer)"; \
+	  python3 -m venv $(PEERS)/zplrender && $(PEERS)/zplrender/bin/pip install -q zplkit==0.3.2 \
+	  || { echo "zplkit unavailable: the ZPL rendering tests will skip"; rm -rf $(PEERS)/zplrender; }; \
 	fi
 
 test: deps peers

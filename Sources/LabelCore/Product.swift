@@ -88,36 +88,9 @@ public struct ProductInput: Codable, Sendable, Equatable {
     if let currency, currency.count != 3 || !currency.allSatisfy({ $0.isASCII && $0.isUppercase }) {
       throw FieldError(field: "currency", reason: "must be a three-letter ISO 4217 code (EUR, USD)")
     }
-    if let barcode {
-      if let problem = GTIN.problem(barcode) {
-        throw FieldError(field: "barcode", reason: problem)
-      }
+    // GS1 rules for every GTIN labeld takes in: see `GTIN`.
+    if let barcode, let problem = GTIN.problem(barcode) {
+      throw FieldError(field: "barcode", reason: problem)
     }
-  }
-}
-
-/// GTIN (EAN-8, UPC-A, EAN-13, GTIN-14) check-digit validation.
-public enum GTIN {
-  /// Nil when `code` is a valid GTIN, else why not.
-  public static func problem(_ code: String) -> String? {
-    guard code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-      return "must contain digits only"
-    }
-    guard [8, 12, 13, 14].contains(code.count) else {
-      return "must be 8 (EAN-8), 12 (UPC-A), 13 (EAN-13) or 14 (GTIN-14) digits, got \(code.count)"
-    }
-    let digits = code.compactMap { $0.wholeNumberValue }
-    let expected = checkDigit(digits.dropLast())
-    if digits.last != expected {
-      return "check digit is \(digits.last!), expected \(expected)"
-    }
-    return nil
-  }
-
-  /// The GS1 mod-10 check digit for the digits before it.
-  public static func checkDigit<C: Collection>(_ body: C) -> Int where C.Element == Int {
-    var sum = 0
-    for (i, d) in body.reversed().enumerated() { sum += d * (i % 2 == 0 ? 3 : 1) }
-    return (10 - sum % 10) % 10
   }
 }

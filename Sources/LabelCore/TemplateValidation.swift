@@ -138,32 +138,74 @@ extension Element {
 }
 
 extension Symbology {
-  /// Nil when `data` can be encoded in this symbology, else why not.
-  public func problem(_ data: String) -> String? {
+  /// What a symbol of this symbology encodes for `data`: EAN-13 and UPC-A take GTINs by
+  /// GS1's rules (see `GTIN`) and give their 13 and 12 digits, check digit included and
+  /// verified; Code 128 and QR give `data` itself. Throws why `data` cannot be encoded, on
+  /// field `data`.
+  ///
+  /// - `ean13`: a GTIN-13, or a GTIN-12 encoded as 0 + its 12 digits (GS1 GS §5.2).
+  /// - `upca`: a GTIN-12, or 13 digits starting with 0 whose last 12 are a GTIN-12.
+  public func symbolData(_ data: String) throws(FieldError) -> String {
     switch self {
     case .ean13:
       guard data.count == 12 || data.count == 13 else {
-        return "EAN-13 needs 12 or 13 digits, got \(data.count)"
+        throw FieldError(
+          field: "data",
+          reason:
+            "EAN-13 takes a GTIN-13 (13 digits) or a GTIN-12 (12 digits, encoded as 0 + them), "
+            + "got \(data.count) characters")
       }
-      return data.count == 13 ? GTIN.problem(data) : digitsOnly(data)
+      return try Self.gtin(data, for: "EAN-13").ean13!
     case .upca:
-      guard data.count == 11 || data.count == 12 else {
-        return "UPC-A needs 11 or 12 digits, got \(data.count)"
+      guard data.count == 12 || data.count == 13 else {
+        throw FieldError(
+          field: "data",
+          reason:
+            "UPC-A takes a GTIN-12 (12 digits), or 13 digits starting with 0, "
+            + "got \(data.count) characters")
       }
-      return data.count == 12 ? GTIN.problem(data) : digitsOnly(data)
+      guard let digits = try Self.gtin(data, for: "UPC-A").upca else {
+        throw FieldError(
+          field: "data",
+          reason: "a GTIN-13 that does not start with 0 is not a GTIN-12: print it as EAN-13")
+      }
+      return digits
     case .code128:
-      guard data.count <= 80 else { return "Code 128 data longer than 80 characters" }
-      guard data.unicodeScalars.allSatisfy({ $0.value < 128 }) else {
-        return "Code 128 encodes ASCII only"
+      guard data.count <= 80 else {
+        throw FieldError(field: "data", reason: "Code 128 data longer than 80 characters")
       }
-      return nil
+      guard data.unicodeScalars.allSatisfy({ $0.value < 128 }) else {
+        throw FieldError(field: "data", reason: "Code 128 encodes ASCII only")
+      }
+      return data
     case .qr:
-      return data.utf8.count <= 2953 ? nil : "QR data longer than 2953 bytes"
+      guard data.utf8.count <= 2953 else {
+        throw FieldError(field: "data", reason: "QR data longer than 2953 bytes")
+      }
+      return data
     }
   }
 
-  private func digitsOnly(_ s: String) -> String? {
-    s.allSatisfy({ $0.isASCII && $0.isNumber }) ? nil : "must contain digits only"
+  /// Nil when `data` can be encoded in this symbology, else why not.
+  public func problem(_ data: String) -> String? {
+    do {
+      _ = try symbolData(data)
+      return nil
+    } catch {
+      return error.reason
+    }
+  }
+
+  private static func gtin(_ data: String, for name: String) throws(FieldError) -> GTIN {
+    do {
+      return try GTIN(data)
+    } catch {
+      // A 12-digit value is a GTIN-12 with its own check digit: say so, since a printer
+      // (or an older labeld) would have computed a 13th digit and made another number.
+      let kind = data.count == 12 ? "GTIN-12" : "GTIN-13"
+      throw FieldError(
+        field: "data", reason: "\(name) data is not a valid \(kind): \(error.reason)")
+    }
   }
 }
 

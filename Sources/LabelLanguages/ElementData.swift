@@ -10,14 +10,16 @@ extension TextElement {
 }
 
 extension BarcodeElement {
-  /// The data to encode, placeholders filled and checked against the symbology; data
-  /// that does not fit is an error on `<path>.data`.
+  /// What the symbol encodes: placeholders filled, then taken by the symbology's rules
+  /// (`Symbology.symbolData`): EAN-13 as 13 digits and UPC-A as 12, their GS1 check digit
+  /// verified, never computed. Data that does not fit is an error on `<path>.data`.
   public func filledData(_ data: [String: String], path: String) throws(LabelError) -> String {
     let value = try Placeholders.filled(self.data, from: data)
-    if let problem = symbology.problem(value) {
-      throw LabelError(field: "\(path).data", reason: "\"\(value)\": \(problem)")
+    do {
+      return try symbology.symbolData(value)
+    } catch {
+      throw LabelError(field: "\(path).data", reason: "\"\(value)\": \(error.reason)")
     }
-    return value
   }
 }
 

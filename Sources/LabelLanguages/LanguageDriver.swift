@@ -33,9 +33,12 @@ public struct ZPLDriver: LanguageDriver {
   }
   public var language: PrinterLanguage { .zpl }
 
+  /// Each page as a `^GFA` label at the top-left; `^PW`/`^LL` from `media` (a width of 0
+  /// means it is not known, and then no `^PW` is sent).
   public func encode(pages: [Bitmap], media: Media, dpi: Int) throws(DriverError) -> [UInt8] {
     var opts = options ?? ZPLOptions(dpi: dpi)
     opts.dpi = dpi
+    opts.media = ZPLMedia(media, dpi: dpi)
     return Array(pages.map { ZPLEncoder.label($0, options: opts) }.joined().utf8)
   }
 

@@ -5,6 +5,27 @@ public enum ZPLPrintMode: String, Sendable {
   case tear = "T", cut = "C", peel = "P"
 }
 
+/// The media a Zebra printer has loaded, in its dots: what `^PW` and `^LL` say.
+public struct ZPLMedia: Sendable, Equatable {
+  /// `^PW`: the print width, the whole width of the media.
+  public var widthDots: Int
+  /// `^LL` for labels (die-cut, gap or black-mark media); nil for continuous media, whose
+  /// label length each job gives.
+  public var lengthDots: Int?
+
+  public init(widthDots: Int, lengthDots: Int?) {
+    self.widthDots = widthDots
+    self.lengthDots = lengthDots
+  }
+
+  /// `media` at `dpi`; nil when its width is not known (0).
+  public init?(_ media: Media, dpi: Int) {
+    guard media.widthMM > 0 else { return nil }
+    widthDots = dots(media.widthMM, dpi)
+    lengthDots = media.lengthMM > 0 ? dots(media.lengthMM, dpi) : nil
+  }
+}
+
 /// Per-job settings that are not part of the template.
 public struct ZPLOptions: Sendable, Equatable {
   public var dpi: Int
@@ -13,12 +34,33 @@ public struct ZPLOptions: Sendable, Equatable {
   public var mode: ZPLPrintMode?
   /// `^PQ` quantity of this label in one document.
   public var quantity: Int
+  /// The printer's loaded media; nil when it is not known.
+  public var media: ZPLMedia?
 
-  public init(dpi: Int, darkness: Int? = nil, mode: ZPLPrintMode? = nil, quantity: Int = 1) {
+  public init(
+    dpi: Int, darkness: Int? = nil, mode: ZPLPrintMode? = nil, quantity: Int = 1,
+    media: ZPLMedia? = nil
+  ) {
     self.dpi = dpi
     self.darkness = darkness
     self.mode = mode
     self.quantity = quantity
+    self.media = media
+  }
+
+  /// `^PW` and `^LL` for a label `length` dots long, and `^LH0,0`. Zebra's ZPL II
+  /// Programming Guide: `^PW`'s default is the "last permanently saved value" and `^LL`
+  /// is "retained until you turn off the printer or send a new ^LL command" — both outlive
+  /// the job (and are saved for good by `^JUS`, which labeld never sends). So they state
+  /// the media, never the size of what is printed: `^PW` is the loaded media's width, and
+  /// is left out when the media is not known, so the printer's configured width stands
+  /// for the next job; `^LL` is the media's label length, or the label's own length on
+  /// continuous or unknown media, where every job has to give its own.
+  func mediaCommands(length: Int) -> String {
+    var z = ""
+    if let media { z += "^PW\(media.widthDots)" }
+    z += "^LL\(media?.lengthDots ?? length)^LH0,0"
+    return z
   }
 }
 
@@ -36,7 +78,7 @@ public enum ZPLEncoder {
     var z = ""
     if let darkness = options.darkness { z += "~SD\(String(format2: max(0, min(30, darkness))))" }
     z += "^XA^CI28"
-    z += "^PW\(dots(template.media.widthMM, dpi))^LL\(dots(template.media.lengthMM, dpi))^LH0,0"
+    z += options.mediaCommands(length: dots(template.media.lengthMM, dpi))
     if let mode = options.mode { z += "^MM\(mode.rawValue)" }
     for (index, element) in template.elements.enumerated() {
       if case .image(let image) = element {
@@ -104,11 +146,13 @@ public enum ZPLEncoder {
     return "^FO\(x),\(y)^GFA,\(total),\(total),\(bitmap.bytesPerRow),\(ZebraHex.encode(bitmap))^FS"
   }
 
-  /// A whole label that prints `bitmap` (a rasterised label or a PNG document).
+  /// A whole label that prints `bitmap` (a rasterised label or a PNG document) at its
+  /// top-left corner. `^PW`/`^LL` describe the media (`ZPLOptions.mediaCommands`), not the
+  /// bitmap: a PNG smaller than the label must not leave the printer narrower.
   public static func label(_ bitmap: Bitmap, options: ZPLOptions) -> String {
     var z = ""
     if let darkness = options.darkness { z += "~SD\(String(format2: max(0, min(30, darkness))))" }
-    z += "^XA^PW\(bitmap.width)^LL\(bitmap.height)^LH0,0"
+    z += "^XA" + options.mediaCommands(length: bitmap.height)
     if let mode = options.mode { z += "^MM\(mode.rawValue)" }
     z += graphic(bitmap, x: 0, y: 0)
     z += "^PQ\(max(1, options.quantity))^XZ"

@@ -58,6 +58,8 @@ struct BarcodeField {
   /// 95 modules (3 + 42 + 5 + 42 + 3, GS1 General Specifications 5.2.3). Nil otherwise.
   let widthDots: Int?
 
+  /// `data` is what the symbol encodes (`BarcodeElement.filledData`): for EAN-13 the
+  /// GTIN's 13 digits, for UPC-A its 12, check digits verified.
   init(_ b: BarcodeElement, data: String, dpi: Int) {
     let x = dots(b.x, dpi)
     let y = dots(b.y, dpi)
@@ -72,9 +74,16 @@ struct BarcodeField {
     }
     switch b.symbology {
     case .ean13:
-      // The printer computes the check digit from the first 12.
+      // `data` is the 13 digits of the GTIN (`Symbology.symbolData`), check digit verified.
+      // Zebra's ZPL II Programming Guide, ^BE: field data is exactly 12 characters, padded
+      // or truncated on the left, and the printer appends the mod-10 check digit. So send
+      // the first 12: the printer draws exactly the GTIN. Sending all 13 would not: the
+      // guide's rule keeps the last 12 (another number), and printers that instead drop
+      // the 13th digit never check it.
       zpl = "^FO\(x),\(y)^BY\(module)^BE\(o),\(height),\(readable),N^FD\(data.prefix(12))^FS"
     case .upca:
+      // The 12 digits of the GTIN-12. ^BU: field data is exactly 11 characters and the
+      // printer appends the check digit (printed with e = Y), as ^BE does.
       zpl = "^FO\(x),\(y)^BY\(module)^BU\(o),\(height),\(readable),N,Y^FD\(data.prefix(11))^FS"
     case .code128:
       // In ^BC data '>' starts an invocation code; "><" is a literal '>'.

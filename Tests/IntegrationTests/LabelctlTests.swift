@@ -288,7 +288,8 @@ let shelfTemplate = """
       "--printer", "sim:zebra", "-o", output)
     #expect(render.status == 0, "\(render.stderr)")
     let zpl = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-    #expect(zpl.hasPrefix("^XA^CI28^PW400^LL200"))  // its 50 x 25 mm template at 203 dpi
+    // ^PW/^LL are sim:zebra's 2 x 1 in media at 203 dpi, not the 50 x 25 mm template.
+    #expect(zpl.hasPrefix("^XA^CI28^PW406^LL203"))
     #expect(zpl.contains("^FDPencil^FS"))
     // ...and a Brother QL label is its raster job: the QL-820NWB's 400 NULs, ESC @.
     let rasterOut = daemon.directory.appendingPathComponent("out.ql").path

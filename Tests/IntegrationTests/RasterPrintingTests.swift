@@ -18,8 +18,9 @@ import Testing
     return job.pages.map { $0.bitmap(media: roll62, model: ql) }
   }
 
-  /// The one `^GFA` graphic of a ZPL label.
-  static func zplGraphic(_ zpl: String) throws -> Bitmap {
+  /// The one `^GFA` graphic of a ZPL label, `width` dots wide (a graphic's rows are whole
+  /// bytes; `^PW` is the media's width, not the graphic's).
+  static func zplGraphic(_ zpl: String, width: Int) throws -> Bitmap {
     let start = try #require(zpl.range(of: "^GFA,")).upperBound
     let fields = zpl[start...].split(separator: ",", maxSplits: 3)
     let total = try #require(Int(fields[0]))
@@ -27,9 +28,19 @@ import Testing
     let data = String(fields[3].prefix { $0 != "^" })
     let rows = total / perRow
     let bytes = try #require(ZebraHex.decode(data, bytesPerRow: perRow, rows: rows))
-    let pw = try #require(zpl.range(of: "^PW")).upperBound
-    let width = try #require(Int(String(zpl[pw...].prefix { $0.isNumber })))
-    return Bitmap(width: width, height: rows, bytes: bytes)
+    #expect(perRow == (width + 7) / 8)
+    var bitmap = Bitmap(width: width, height: rows)
+    let padded = Bitmap(width: perRow * 8, height: rows, bytes: bytes)
+    for y in 0..<rows {
+      for x in 0..<perRow * 8 where padded[x, y] {
+        if x < width {
+          bitmap[x, y] = true
+        } else {
+          Issue.record("dot (\(x), \(y)) in the padding")
+        }
+      }
+    }
+    return bitmap
   }
 
   /// A test card: a frame, a diagonal, a checkerboard corner, an odd width.
@@ -86,8 +97,13 @@ import Testing
     }
   }
 
-  @Test func pngDocument_onZPL_isAGraphicOfTheSourceImage() throws {
-    try withDaemon { d in
+  /// A PNG smaller than the label, on a Zebra with 2 x 1 in labels at 203 dpi: the bytes
+  /// the printer received set `^PW` and `^LL` to the media (406 x 203 dots), not to the
+  /// image (397 x 150), because both persist on the printer (Zebra's ZPL II Programming
+  /// Guide) and a narrower `^PW` would clip the next job that relies on the configured
+  /// width; the image is placed at the top-left as before, dot for dot.
+  @Test func pngDocument_onZPL_isAGraphicOfTheSourceImage_onTheMediasWidth() throws {
+    try withDaemon(["--simulate", "zebra=zpl,dpi=203,width=50.8,length=25.4"]) { d in
       let c = try d.client()
       let w = try d.client()
       try w.call("subscribe", ["topics": ["jobs"]])
@@ -95,8 +111,26 @@ import Testing
       let id = try Self.submitPNG(c, w, printer: "sim:zebra", card)
       let output = try #require(d.simOutput("zebra", job: id, ext: "zpl"))
       let zpl = String(decoding: output, as: UTF8.self)
-      #expect(zpl.hasPrefix("^XA^PW397^LL150"))
-      #expect(try Self.zplGraphic(zpl) == card)
+      #expect(zpl.hasPrefix("^XA^PW406^LL203^LH0,0^FO0,0^GFA,"))
+      #expect(zpl.components(separatedBy: "^PW").count == 2)
+      #expect(zpl.components(separatedBy: "^LL").count == 2)
+      #expect(try Self.zplGraphic(zpl, width: 397) == card)
+    }
+  }
+
+  /// On continuous media the job gives the label's length (the image's height); the
+  /// width is still the media's.
+  @Test func pngDocument_onZPLContinuous_setsTheMediaWidth_andTheImagesLength() throws {
+    try withDaemon(["--simulate", "roll=zpl,dpi=300,width=101.6,length=0"]) { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs"]])
+      let card = Self.testCard(width: 601, height: 333)
+      let id = try Self.submitPNG(c, w, printer: "sim:roll", card)
+      let zpl = String(
+        decoding: try #require(d.simOutput("roll", job: id, ext: "zpl")), as: UTF8.self)
+      #expect(zpl.hasPrefix("^XA^PW1200^LL333^LH0,0^FO0,0^GFA,"))
+      #expect(try Self.zplGraphic(zpl, width: 601) == card)
     }
   }
 
@@ -202,7 +236,8 @@ import Testing
       let id = try Self.submitPNG(c, w, printer: "sim:big", bitmap)
       let output = try #require(d.simOutput("big", job: id, ext: "zpl"))
       let zpl = String(decoding: output, as: UTF8.self)
-      let printed = try Self.zplGraphic(zpl)
+      #expect(zpl.hasPrefix("^XA^PW812^LL1218^LH0,0"))  // the media: 101.6 x 152.4 mm
+      let printed = try Self.zplGraphic(zpl, width: bitmap.width)
       #expect(printed == bitmap)
       let read = Set(try ZBarDecoder.decode(try PNGCodec.encode(printed)))
       #expect(read == ["4006381333931", "0036000291452", "1Z999AA10123456784", "Größe 42"])

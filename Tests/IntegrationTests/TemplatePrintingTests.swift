@@ -56,8 +56,11 @@ import Testing
         ],
         as: RenderResult.self)
       #expect(by300.width == 600)
+      // Without a printer the media is not known: no ^PW (it would persist on whatever
+      // printer the bytes reach), the template's own length.
       #expect(
-        String(decoding: Data(base64Encoded: by300.data)!, as: UTF8.self).contains("^PW600^LL300"))
+        String(decoding: Data(base64Encoded: by300.data)!, as: UTF8.self).hasPrefix(
+          "^XA^CI28^LL300^LH0,0^FO"))
     }
   }
 
@@ -114,6 +117,74 @@ import Testing
       #expect(tooWide.code == 1007)
       #expect(tooWide.message.contains("50.8 mm media"))
       #expect(try c.call("jobs.list", [:], as: JobsResult.self).jobs.isEmpty)
+    }
+  }
+
+  /// GS1: a check digit is verified, never computed. A GTIN-12 in the shelf label's EAN-13
+  /// reaches the printer as 0 + its first 11 digits (the printer appends the 12th digit's
+  /// value as the 13th); a wrong check digit is refused with -32602 naming the element's
+  /// data, at templates.save for literal data and at render/submit for `${barcode}`.
+  @Test func gtinCheckDigits_areVerified_neverReplaced() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      try Self.setUp(c)
+      let good: JSONValue = [
+        "printer": "sim:zebra", "template": "shelf", "format": "native",
+        "data": ["name": "Sourdough", "barcode": "036000002126"],
+      ]
+      let r = try c.call("labels.render", good, as: RenderResult.self)
+      let zpl = String(decoding: Data(base64Encoded: r.data) ?? Data(), as: UTF8.self)
+      #expect(zpl.contains("^BEN,80,Y,N^FD003600000212^FS"))
+      for (method, extra): (String, JSONValue) in [
+        ("labels.render", ["format": "native"]), ("labels.render", ["format": "png"]),
+        ("jobs.submit", [:]),
+      ] {
+        var params: [String: JSONValue] = [
+          "printer": "sim:zebra", "template": "shelf",
+          "data": ["name": "Sourdough", "barcode": "036000002120"],
+        ]
+        params.merge(extra.objectValue ?? [:]) { $1 }
+        let e = try #require(c.error(method, .object(params)))
+        #expect(e.code == -32602)
+        #expect(e.data?["field"] == "elements[1].data")
+        #expect(e.message.contains("check digit is 0, expected 6"), "\(e.message)")
+      }
+      var literal = Fixtures.shelfTemplate.objectValue!
+      var elements = literal["elements"]!.arrayValue!
+      var barcode = elements[1].objectValue!
+      barcode["data"] = "036000002120"
+      elements[1] = .object(barcode)
+      literal["elements"] = .array(elements)
+      let saved = try #require(c.error("templates.save", ["template": .object(literal)]))
+      #expect(saved.code == -32602)
+      #expect(saved.data?["field"] == "template.elements[1].data")
+      #expect(try c.call("jobs.list", [:], as: JobsResult.self).jobs.isEmpty)
+    }
+  }
+
+  /// A template narrower and shorter than the loaded labels: the job's ^PW and ^LL are
+  /// the media's (2 x 1 in, 406 x 203 dots), as for PNG jobs, so nothing narrower is left
+  /// on the printer for the next job.
+  @Test func templateJob_setsTheMediasWidthAndLength() throws {
+    try withDaemon(["--simulate", "zebra=zpl,dpi=203,width=50.8,length=25.4"]) { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs"]])
+      let small: JSONValue = [
+        "name": "small", "media": ["widthMM": 30, "lengthMM": 15],
+        "elements": [
+          ["type": "text", "x": 1, "y": 1, "width": 28, "height": 6, "text": "${name}"]
+        ],
+      ]
+      try c.call("templates.save", ["template": small])
+      let job = try c.call(
+        "jobs.submit", ["printer": "sim:zebra", "template": "small", "data": ["name": "Hi"]],
+        as: JobResult.self
+      ).job
+      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+      let zpl = String(
+        decoding: try #require(d.simOutput("zebra", job: job.id, ext: "zpl")), as: UTF8.self)
+      #expect(zpl.hasPrefix("^XA^CI28^PW406^LL203^LH0,0^FO"), "\(zpl)")
     }
   }
 

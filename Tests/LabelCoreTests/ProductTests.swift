@@ -17,6 +17,36 @@ struct GTINTests {
     let problem = try #require(GTIN.problem(code))
     #expect(problem.contains(fragment))
   }
+
+  /// What EAN-13 and UPC-A symbols carry for each GTIN (GS1 General Specifications §5.2).
+  @Test func symbolForms() throws {
+    #expect(try GTIN("4006381333931").ean13 == "4006381333931")
+    #expect(try GTIN("4006381333931").upca == nil)
+    #expect(try GTIN("036000291452").ean13 == "0036000291452")
+    #expect(try GTIN("036000291452").upca == "036000291452")
+    #expect(try GTIN("0036000291452").upca == "036000291452")
+    #expect(try GTIN("96385074").ean13 == nil && GTIN("96385074").upca == nil)
+    #expect(try GTIN("10012345678902").ean13 == nil)
+    #expect(throws: GTINError.self) { try GTIN("036000291453") }
+  }
+
+  /// The symbologies' data rules: a check digit is verified, never computed.
+  @Test func symbologyData_followsGS1() throws {
+    #expect(try Symbology.ean13.symbolData("036000291452") == "0036000291452")
+    #expect(try Symbology.upca.symbolData("0036000291452") == "036000291452")
+    let refused: [(Symbology, String, String)] = [
+      (.ean13, "590123412345", "not a valid GTIN-12: check digit is 5, expected 2"),
+      (.ean13, "4006381333932", "not a valid GTIN-13: check digit is 2, expected 1"),
+      (.ean13, "96385074", "got 8 characters"),
+      (.upca, "03600029145", "got 11 characters"),
+      (.upca, "4006381333931", "does not start with 0"),
+      (.upca, "0036000291453", "check digit is 3, expected 2"),
+    ]
+    for (symbology, data, fragment) in refused {
+      let problem = try #require(symbology.problem(data), "\(symbology) \(data)")
+      #expect(problem.contains(fragment), "\(problem)")
+    }
+  }
 }
 
 struct ProductInputTests {

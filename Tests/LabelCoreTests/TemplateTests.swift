@@ -41,6 +41,16 @@ struct TemplateTests {
         .barcode(BarcodeElement(x: 1, y: 1, symbology: .code128, data: "Grüße", height: 5)),
         "elements[0].data"
       ),
+      // Literal GTINs are checked at save: a 12-digit EAN-13 value is a GTIN-12 whose
+      // check digit must be right (it is not completed to 13 digits).
+      (
+        .barcode(BarcodeElement(x: 1, y: 1, symbology: .ean13, data: "036000291453", height: 5)),
+        "elements[0].data"
+      ),
+      (
+        .barcode(BarcodeElement(x: 1, y: 1, symbology: .upca, data: "03600029145", height: 5)),
+        "elements[0].data"
+      ),
       (.box(BoxElement(x: 1, y: -1, width: 1, height: 1)), "elements[0].y"),
       (.line(LineElement(x1: 0, y1: 0, x2: 60, y2: 0)), "elements[0].x2"),
     ]

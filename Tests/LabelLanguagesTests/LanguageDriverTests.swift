@@ -15,7 +15,15 @@ struct LanguageDriverTests {
     let bytes = try driver.encode(
       pages: [Self.page(400, 200)], media: Media(widthMM: 50.8, lengthMM: 25.4), dpi: 203)
     let zpl = String(decoding: bytes, as: UTF8.self)
-    #expect(zpl.hasPrefix("^XA^PW400^LL200") && zpl.contains("^GFA,10000,10000,50,"))
+    // ^PW and ^LL are the media's (2 x 1 in at 203 dpi), not the page's: they persist.
+    #expect(zpl.hasPrefix("^XA^PW406^LL203^LH0,0") && zpl.contains("^GFA,10000,10000,50,"))
+    // Continuous media: the page gives the length; unknown media (width 0): no ^PW.
+    let continuous = try driver.encode(
+      pages: [Self.page(400, 200)], media: Media(widthMM: 50.8, lengthMM: 0), dpi: 203)
+    #expect(String(decoding: continuous, as: UTF8.self).hasPrefix("^XA^PW406^LL200^LH0,0"))
+    let unknown = try driver.encode(
+      pages: [Self.page(400, 200)], media: Media(widthMM: 0, lengthMM: 0), dpi: 203)
+    #expect(String(decoding: unknown, as: UTF8.self).hasPrefix("^XA^LL200^LH0,0^FO0,0^GFA"))
     #expect(driver.statusRequest == Array("~HQES".utf8))
     #expect(throws: DriverError.self) { try driver.faults(inStatus: Array("garbage".utf8)) }
   }

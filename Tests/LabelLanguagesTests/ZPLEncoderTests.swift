@@ -22,8 +22,12 @@ struct ZPLEncoderTests {
     "name": "Whole milk 1 L", "barcode": "4006381333931", "price": "1.29", "currency": "EUR",
   ]
 
+  /// 2 x 1 in labels loaded, at 203 dpi.
+  static let shelfMedia = ZPLMedia(widthDots: 406, lengthDots: 203)
+
   @Test func shelfLabel_at203dpi_golden() throws {
-    let zpl = try ZPLEncoder.label(Self.shelf, data: Self.milk, options: ZPLOptions(dpi: 203))
+    let zpl = try ZPLEncoder.label(
+      Self.shelf, data: Self.milk, options: ZPLOptions(dpi: 203, media: Self.shelfMedia))
     #expect(
       zpl == "^XA^CI28^PW406^LL203^LH0,0"
         + "^FO4,4^GB398,195,2,B,0^FS"
@@ -35,8 +39,32 @@ struct ZPLEncoderTests {
 
   @Test(arguments: [(203, 406, 203), (300, 600, 300), (600, 1200, 600)])
   func widthAndLength_followTheDPI(dpi: Int, width: Int, length: Int) throws {
-    let zpl = try ZPLEncoder.label(Self.shelf, data: Self.milk, options: ZPLOptions(dpi: dpi))
-    #expect(zpl.contains("^PW\(width)^LL\(length)"))
+    let media = ZPLMedia(Media(widthMM: 50.8, lengthMM: 25.4), dpi: dpi)
+    let zpl = try ZPLEncoder.label(
+      Self.shelf, data: Self.milk, options: ZPLOptions(dpi: dpi, media: media))
+    #expect(zpl.contains("^PW\(width)^LL\(length)^LH0,0"))
+  }
+
+  /// ^PW and ^LL outlive the job on the printer (Zebra's ZPL II Programming Guide), so
+  /// they state the loaded media: its width even for a narrower template, its label
+  /// length on labels; on continuous media the template's length; with the media not
+  /// known, no ^PW at all (the printer's configured width stands).
+  @Test func widthAndLength_stateTheMedia_notTheTemplate() throws {
+    func head(_ media: ZPLMedia?) throws -> String {
+      let zpl = try ZPLEncoder.label(
+        Self.shelf, data: Self.milk, options: ZPLOptions(dpi: 203, media: media))
+      return String(zpl.prefix { $0 != "F" })
+    }
+    #expect(try head(ZPLMedia(widthDots: 812, lengthDots: 1218)) == "^XA^CI28^PW812^LL1218^LH0,0^")
+    #expect(try head(ZPLMedia(widthDots: 812, lengthDots: nil)) == "^XA^CI28^PW812^LL203^LH0,0^")
+    #expect(try head(nil) == "^XA^CI28^LL203^LH0,0^")
+    var b = Bitmap(width: 100, height: 30)
+    b.fill(x: 0, y: 0, width: 100, height: 30)
+    #expect(
+      ZPLEncoder.label(b, options: ZPLOptions(dpi: 203, media: Self.shelfMedia)).hasPrefix(
+        "^XA^PW406^LL203^LH0,0^FO0,0^GFA,390,390,13,"))
+    #expect(
+      ZPLEncoder.label(b, options: ZPLOptions(dpi: 203)).hasPrefix("^XA^LL30^LH0,0^FO0,0^GFA"))
   }
 
   @Test func fieldData_escapesCommandCharacters() {
@@ -74,6 +102,43 @@ struct ZPLEncoderTests {
         "^BQN,2,4^FH_^FDMA,https://example.com/p?a=1^FS"))
   }
 
+  /// ^BE takes exactly 12 digits and ^BU 11; the printer appends the mod-10 check digit
+  /// (Zebra's ZPL II Programming Guide). So a GTIN-12 in an EAN-13 element goes as 0 + its
+  /// first 11 digits, and the printer's 13th digit is the GTIN's own check digit: the
+  /// symbol carries exactly the GTIN. (Before, its 12 digits went as an EAN-13's first 12
+  /// and the printer made another number.)
+  @Test func gtinsReachThePrinter_asTheDigitsItCompletes() throws {
+    func field(_ s: Symbology, _ gtin: String) throws(LabelError) -> String {
+      let t = Template(
+        name: "t", media: TemplateMedia(widthMM: 100, lengthMM: 50),
+        elements: [
+          .barcode(BarcodeElement(x: 1, y: 1, symbology: s, data: "${barcode}", height: 10))
+        ])
+      let zpl = try ZPLEncoder.label(t, data: ["barcode": gtin], options: ZPLOptions(dpi: 203))
+      guard let fd = zpl.range(of: "^FD")?.upperBound else { return "" }
+      return String(zpl[fd...].prefix { $0 != "^" })
+    }
+    #expect(try field(.ean13, "4006381333931") == "400638133393")
+    #expect(try field(.ean13, "036000291452") == "003600029145")
+    #expect(try field(.upca, "036000291452") == "03600029145")
+    #expect(try field(.upca, "0036000291452") == "03600029145")
+    // A wrong check digit is refused, never replaced by the printer's.
+    let refused: [(Symbology, String, String)] = [
+      (.ean13, "036000291453", "check digit is 3, expected 2"),
+      (.ean13, "4006381333932", "check digit is 2, expected 1"),
+      (.upca, "036000291453", "check digit is 3, expected 2"),
+    ]
+    for (s, bad, why) in refused {
+      do {
+        let sent = try field(s, bad)
+        Issue.record("\(s) \(bad) was sent as \(sent)")
+      } catch {
+        #expect(error.field == "elements[0].data")
+        #expect(error.reason.contains(why), "\(error.reason)")
+      }
+    }
+  }
+
   @Test func badDataAfterSubstitution_namesTheElement() {
     let t = Template(
       name: "t", media: TemplateMedia(widthMM: 50, lengthMM: 25),
@@ -83,7 +148,10 @@ struct ZPLEncoderTests {
       ])
     #expect(
       throws: LabelError(
-        field: "elements[1].data", reason: "\"123\": EAN-13 needs 12 or 13 digits, got 3")
+        field: "elements[1].data",
+        reason:
+          "\"123\": EAN-13 takes a GTIN-13 (13 digits) or a GTIN-12 (12 digits, encoded as "
+          + "0 + them), got 3 characters")
     ) {
       try ZPLEncoder.label(t, data: ["barcode": "123"], options: ZPLOptions(dpi: 203))
     }

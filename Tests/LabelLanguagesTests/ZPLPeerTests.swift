@@ -38,7 +38,13 @@ struct ZPLPeerTests {
           out.append(
             (
               "\(template.name)@\(dpi)/\(product.sku)",
-              try ZPLEncoder.label(template, data: data, options: ZPLOptions(dpi: dpi))
+              try ZPLEncoder.label(
+                template, data: data,
+                options: ZPLOptions(
+                  dpi: dpi,
+                  media: ZPLMedia(
+                    Media(widthMM: template.media.widthMM, lengthMM: template.media.lengthMM),
+                    dpi: dpi)))
             ))
         }
       }
@@ -108,7 +114,10 @@ struct ZPLPeerTests {
         (
           name,
           try ZPLEncoder.label(
-            t, data: [:], options: ZPLOptions(dpi: 300, darkness: 20, mode: .peel, quantity: 2))
+            t, data: [:],
+            options: ZPLOptions(
+              dpi: 300, darkness: 20, mode: .peel, quantity: 2,
+              media: ZPLMedia(widthDots: 1181, lengthDots: 709)))
         ))
     }
     return out

@@ -10,9 +10,11 @@ import Testing
 struct BarcodeScanTests {
   static let cases: [(Symbology, String, expected: [String])] = [
     (.ean13, "4006381333931", ["4006381333931"]),
-    (.ean13, "590123412345", ["5901234123457"]),  // check digit computed
-    // zbar reports UPC-A as EAN-13 with a leading zero.
+    // A GTIN-12 in an EAN-13 element is 0 + its 12 digits (GS1), never 12 digits of an
+    // EAN-13 with a 13th computed. zbar reports UPC-A as EAN-13 with a leading zero.
+    (.ean13, "036000291452", ["0036000291452"]),
     (.upca, "036000291452", ["036000291452", "0036000291452"]),
+    (.upca, "0036000291452", ["036000291452", "0036000291452"]),
     (.code128, "SKU-4711/Ab>c", ["SKU-4711/Ab>c"]),
     (
       .qr, "https://example.com/p?sku=4006381333931&n=Größe",
@@ -84,6 +86,27 @@ struct BarcodeScanTests {
     } catch {
       #expect(error.field == "elements[0].x")
       #expect(error.reason.contains("right edge"))
+    }
+  }
+
+  /// A check digit is verified, never replaced: a GTIN whose last digit is wrong is
+  /// refused on the element's data, in either symbology and either length.
+  @Test func wrongCheckDigits_areRefused_neverReplaced() {
+    let cases: [(Symbology, String)] = [
+      (.ean13, "4006381333932"), (.ean13, "036000291450"), (.upca, "036000291450"),
+      (.upca, "0036000291450"), (.upca, "4006381333931"), (.ean13, "96385074"),
+      (.upca, "03600029145"),
+    ]
+    for (symbology, data) in cases {
+      let element = BarcodeElement(x: 5, y: 5, symbology: symbology, data: "${gtin}", height: 10)
+      do {
+        _ = try LabelRasteriser().render(
+          label(60, 30, [.barcode(element)]), data: ["gtin": data], dpi: 300)
+        Issue.record("\(symbology) \(data) was drawn")
+      } catch {
+        #expect(error.field == "elements[0].data", "\(symbology) \(data): \(error)")
+        #expect(error.reason.hasPrefix("\"\(data)\""), "\(error.reason)")
+      }
     }
   }
 

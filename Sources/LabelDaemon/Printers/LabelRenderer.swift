@@ -235,10 +235,12 @@ struct LabelRenderer: Sendable {
     return (page, preview)
   }
 
+  /// The printer's settings, and its media (for `^PW`/`^LL`) when it is known.
   private func zplOptions(_ target: Target) -> ZPLOptions {
     ZPLOptions(
       dpi: target.dpi, darkness: target.settings.darkness,
-      mode: target.settings.finish.flatMap { ["tear": .tear, "cut": .cut, "peel": .peel][$0] })
+      mode: target.settings.finish.flatMap { ["tear": .tear, "cut": .cut, "peel": .peel][$0] },
+      media: target.media.flatMap { ZPLMedia($0, dpi: target.dpi) })
   }
 
   private func zplDriver(_ target: Target) -> ZPLDriver {
