@@ -93,6 +93,19 @@ import Testing
       }
       ready.wait()
       ready.wait()
+      // The sleeper wakes when labeld has overflowed it (its log says so), whenever that
+      // is: what it finds is a prefix of the stream, then overflow, then EOF. (Waking
+      // only after the whole flood could be later than labeld's 10 s close grace.)
+      let sleeperLines = Mutex<[[UInt8]]?>(nil)
+      // Handed over to the thread: this one never touches it again.
+      nonisolated(unsafe) let sleeping = sleeper
+      finished.enter()
+      Thread.detachNewThread {
+        defer { finished.leave() }
+        while !d.log.contains("overflowed") { usleep(20_000) }
+        let lines = try? sleeping.readUntilClosed()
+        sleeperLines.withLock { $0 = lines ?? [] }
+      }
 
       // The flood: raise and clear a fault, pipelined in batches.
       let producer = try d.client()
@@ -116,8 +129,7 @@ import Testing
       #expect(seqs[0] == Array(1...total))
       #expect(seqs[1] == Array(1...total))
 
-      // The sleeper wakes up: what it finds is a prefix of the stream, then overflow, then EOF.
-      let lines = try sleeper.readUntilClosed()
+      let lines = sleeperLines.withLock { $0 } ?? []
       let messages = try lines.map {
         try LabelJSON.decoder().decode(JSONValue.self, from: Data($0))
       }

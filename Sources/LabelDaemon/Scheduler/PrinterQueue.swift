@@ -118,8 +118,10 @@ actor PrinterQueue {
     log.info(
       "printer \(id) faults: \(reasons.isEmpty ? "none" : reasons.map(\.rawValue).joined(separator: ","))"
     )
-    refreshAlert()
+    // The printer's own view first: a client that reads it on hearing the alert sees the
+    // fault (`printers.get` right after the alert showed the state before it).
     publishPrinter()
+    refreshAlert()
     wake()
   }
 
@@ -176,8 +178,8 @@ actor PrinterQueue {
       await process(next)
       current = nil
       cancelRequested.remove(next)
-      refreshAlert()
       publishPrinter()
+      refreshAlert()
     }
   }
 
