@@ -300,11 +300,10 @@ public final class Daemon: Sendable {
       return (fd, nil)
     }
     try UnixSocket.makeParentDirectory(of: path)
-    let fd = try UnixSocket.listen(path: path, mode: mode)
-    if let group, let gid = UnixSocket.groupID(named: group) {
-      if chown(path, uid_t.max, gid) != 0 {
-        log.warning("cannot give \(path) to group \(group): \(String(cString: strerror(errno)))")
-      }
+    let gid = group.flatMap { UnixSocket.groupID(named: $0) }
+    let fd = try UnixSocket.listen(path: path, mode: mode, group: gid) { error in
+      log.warning(
+        "cannot give \(path) to group \(group ?? ""): \(String(cString: strerror(error)))")
     }
     return (fd, path)
   }

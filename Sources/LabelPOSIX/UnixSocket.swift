@@ -64,9 +64,14 @@ public enum UnixSocket {
 
   /// Binds and listens at `path`. A stale socket file (nothing accepting behind it) is
   /// replaced; a live one is an error (EADDRINUSE) so two daemons never share a path.
-  public static func listen(path: String, mode: mode_t = 0o660, backlog: Int32 = 1024)
-    throws(SystemError) -> Int32
-  {
+  /// `group`, when given, owns the socket before it listens, so no client can connect
+  /// while it still has the process's group (a member of `group` refused for a moment, a
+  /// test seeing the wrong group); a group that cannot be set is reported through
+  /// `groupFailed` (with errno) and the socket still listens.
+  public static func listen(
+    path: String, mode: mode_t = 0o660, group: gid_t? = nil, backlog: Int32 = 1024,
+    groupFailed: (Int32) -> Void = { _ in }
+  ) throws(SystemError) -> Int32 {
     var (addr, len) = try address(path)
     if access(path, F_OK) == 0 {
       if let probe = try? connect(path: path) {
@@ -82,6 +87,7 @@ public enum UnixSocket {
           $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
         }
       }
+      if let group, chown(path, uid_t.max, group) != 0 { groupFailed(errno) }
       try SystemError.check("chmod \(path)") { chmod(path, mode) }
       try SystemError.check("listen") { Glibc.listen(fd, backlog) }
       try setNonBlocking(fd)

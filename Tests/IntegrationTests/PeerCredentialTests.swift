@@ -1,6 +1,7 @@
 import Foundation
 import LabelClient
 import LabelCore
+import LabelPOSIX
 import Testing
 
 #if canImport(Glibc)
@@ -100,6 +101,41 @@ struct PeerCredentialTests {
 
   /// The socket is 0660 and its group's; a peer of another uid in that group may print
   /// but not use admin methods, nor cancel other people's jobs (1005).
+  /// The socket has its group before it listens: a client spinning on connect while
+  /// labeld starts never finds it listening with the process's group (it was chowned
+  /// after listen, and the group-only test failed about one run in three).
+  @Test func socketHasItsGroup_beforeAnyoneCanConnect() throws {
+    for _ in 0..<10 {
+      let home = DaemonProcess.makeTempDirectory()
+      defer { try? FileManager.default.removeItem(at: home) }
+      let socket = home.appendingPathComponent("labeld.sock").path
+      let p = Process()
+      p.executableURL = URL(fileURLWithPath: DaemonProcess.labeldPath)
+      p.arguments = [
+        "--socket", socket, "--state-dir", home.appendingPathComponent("state").path,
+        "--no-config", "--no-cups", "--no-usb", "--log-level", "error",
+        "--socket-group", "nogroup",
+      ]
+      p.standardError = FileHandle.nullDevice
+      try p.run()
+      defer {
+        p.terminate()
+        p.waitUntilExit()
+      }
+      var st = stat()
+      while p.isRunning {
+        if let fd = try? UnixSocket.connect(path: socket) {
+          // Connected: the socket listens; its group must already be set.
+          #expect(stat(socket, &st) == 0)
+          close(fd)
+          break
+        }
+      }
+      #expect(st.st_gid == Self.nogroup)
+      #expect(st.st_mode & 0o777 == 0o660)
+    }
+  }
+
   @Test func socketIsGroupOnly_andAdminMethodsAreRefused() throws {
     try withDaemon(Self.args) { d in
       chmod(d.directory.path, 0o755)
