@@ -128,7 +128,7 @@ public final class Daemon: Sendable {
         unfinished.filter { $0.printer == queue.id }, policy: config.interruptedJobs)
       await queue.start()
     }
-    await abortOrphans(unfinished)
+    await settleOrphans(unfinished)
     await services.usb?.adoptLeftovers(policy: config.interruptedJobs)
     clearStalePrinterAlerts()
     server.start()
@@ -146,46 +146,53 @@ public final class Daemon: Sendable {
     }
   }
 
-  /// Jobs of printers that are no longer configured end now, with a reason. Jobs of CUPS
-  /// queues wait while the CUPS server has not answered yet: they resume when it does.
-  private func abortOrphans(_ unfinished: [Job]) async {
+  /// Jobs whose printer is not here at start-up. Those of a printer that may still come
+  /// (a USB printer not plugged in, a CUPS queue) wait for it, with an active printerError
+  /// naming the job they wait in (`AbsentPrinters`); they can be listed and cancelled.
+  /// Those of a printer no longer configured (a simulated one dropped from the command
+  /// line, a transport switched off) end now, with a reason.
+  private func settleOrphans(_ unfinished: [Job]) async {
+    var absent: [String: Reason] = [:]
     for job in unfinished where services.printers.queue(job.printer) == nil {
-      if let wait = mayStillAppear(job.printer) {
-        log.notice("job \(job.id) waits for \(job.printer)\(wait)")
+      if let reason = absenceReason(job.printer) {
+        if absent[job.printer] == nil {
+          log.notice("job \(job.id) waits for \(job.printer) (\(reason.rawValue))")
+        }
+        absent[job.printer] = reason
         continue
       }
       let message = "printer \(job.printer) is no longer configured"
-      if let (updated, _) = await jobStore.update(
+      if let (updated, write) = await jobStore.update(
         job.id,
         {
           $0.state = .aborted
           $0.error = JobError(reason: .notFound, message: message)
         })
       {
+        services.saveErrors.jobWrite(write, job: job.id)
         services.channel.publish(job: updated)
       }
       log.warning("job \(job.id) aborted: \(message)")
     }
+    for (printer, reason) in absent { services.jobs.absent.hold(printer, reason: reason) }
   }
 
-  /// How a printer that is not here at start-up may still come, as the end of a log line,
-  /// or nil when it cannot: its jobs then wait (and can be cancelled) instead of being
-  /// thrown away. CUPS queues, until the server has answered; USB printers, always (one
-  /// may be plugged in later).
-  private func mayStillAppear(_ printer: String) -> String? {
-    if printer.hasPrefix("cups:"), let cups, !cups.everReached {
-      return ": the CUPS server has not answered yet"
-    }
-    if printer.hasPrefix("usb:"), config.usb.enabled { return " to be plugged in" }
+  /// Why a printer that is not here at start-up may still come (the reason its jobs wait
+  /// under), or nil when it cannot: USB printers (one may be plugged in later) and CUPS
+  /// queues (the server may not have answered yet, or the queue may be added back).
+  private func absenceReason(_ printer: String) -> Reason? {
+    if printer.hasPrefix("cups:"), let cups { return cups.everReached ? .notFound : .offline }
+    if printer.hasPrefix("usb:"), config.usb.enabled { return .disconnected }
     return nil
   }
 
   /// A printerError alert from the previous run whose printer is fine now is cleared: the
-  /// active set says what is wrong now, not what was.
+  /// active set says what is wrong now, not what was. An absent printer's alert stays.
   private func clearStalePrinterAlerts() {
     for event in services.channel.active {
       switch event.alert {
       case .printerError(let d):
+        if services.jobs.absent.contains(d.printer) { continue }
         let faults = services.printers.queue(d.printer)?.snapshot.reasons ?? []
         if faults.isEmpty { services.channel.clear(id: event.id) }
       case .saveError:

@@ -12,7 +12,7 @@ struct Seeds {
     let decoder = LabelJSON.decoder()
     var loadedProducts = 0
     var loadedTemplates = 0
-    if try await services.templates.list().isEmpty {
+    if try await services.templates.count() == 0 {
       let url = dir.appendingPathComponent("templates.json")
       if FileManager.default.fileExists(atPath: url.path) {
         let bytes = try Data(contentsOf: url)

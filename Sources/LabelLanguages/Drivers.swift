@@ -6,6 +6,20 @@ public enum Finishing: String, Sendable, CaseIterable {
   case tear, cut, peel
 }
 
+/// How far a printer can confirm that a copy printed: what "printed" means for it.
+public enum PrintConfirmation: String, Sendable, Equatable {
+  /// The printer reports each page printed (Brother QL: status type "printing completed").
+  case perPage
+  /// The printer is asked for its status once the copy is sent, and a clean answer counts
+  /// it (ZPL: `~HQES` with no error: the label is in a working printer that prints it).
+  /// No answer, or an answer that is not a status, is a `communication` fault: the copy is
+  /// not counted.
+  case statusAfterSend
+  /// The printer has no way to report anything: bytes it accepted count as printed. Only a
+  /// row that says so gets this; no known model does today.
+  case none
+}
+
 /// What a printer language and model can do.
 public struct Capabilities: Sendable, Equatable {
   public var dpi: [Int]
@@ -14,6 +28,8 @@ public struct Capabilities: Sendable, Equatable {
   public var finishing: Set<Finishing>
   /// `~SD` range for ZPL; nil where the language has no darkness setting.
   public var darkness: ClosedRange<Int>?
+  /// What counts a copy as printed.
+  public var confirmation: PrintConfirmation
 }
 
 /// A known printer model: a data row. Matching a device to a row is a score over the
@@ -44,7 +60,8 @@ public enum DriverTable {
         modelPrefixes: [m.name.lowercased()],
         capabilities: Capabilities(
           dpi: m.hasHighResolution ? [300, 600] : [300], widthMM: 12...(m.isWide ? 102 : 62),
-          finishing: m.hasCutter ? [.cut, .tear] : [.tear], darkness: nil))
+          finishing: m.hasCutter ? [.cut, .tear] : [.tear], darkness: nil,
+          confirmation: .perPage))
     } + zebraModels
 
   private static func zebra(
@@ -58,7 +75,7 @@ public enum DriverTable {
       capabilities: Capabilities(
         dpi: dpi, widthMM: 10...widthMM,
         finishing: cutter ? [.tear, .cut, .peel] : [.tear, .peel],
-        darkness: 0...30))
+        darkness: 0...30, confirmation: .statusAfterSend))
   }
 
   private static let zebraModels: [ModelEntry] = [

@@ -23,6 +23,7 @@ Control: write lines to the FIFO DIR/control, each `SERIAL COMMAND [ARG]`:
   fail-next-page cover|media   (the next page raises that fault instead of printing)
   unplug-after BYTES       (unplugs mid-transfer once BYTES more bytes have arrived)
   errors HEX               (Zebra: the ~HQES error flags)
+  garbage on|off           (Zebra: answers ~HQES with a block that is not a status)
 Events (printed pages, faults, plug changes) are appended to DIR/events.log.
 
 usbdevfs facts (x86_64) follow the measured recipe: SUBMITURB 0x8038550A with a 56-byte
@@ -564,6 +565,7 @@ class Zebra(Printer):
     def __init__(self, *a):
         super().__init__(*a)
         self.error_flags = 0
+        self.garbage = False
         self.labels = 0
         self.waiting = []
         self.text = bytearray()
@@ -606,6 +608,8 @@ class Zebra(Printer):
             event("%s printed label %d" % (self.serial, self.labels))
 
     def hqes(self):
+        if self.garbage:
+            return b"\x02\x7f\x00\xffnot a status\x1b\x03\r\n"
         e = self.error_flags
         return (
             "\x02\r\n\r\n  PRINTER STATUS\r\n   ERRORS:         %d %08X %08X\r\n"
@@ -624,6 +628,9 @@ class Zebra(Printer):
         if words[0] == "errors":
             self.error_flags = int(words[1], 16)
             self.flush()
+            return True
+        if words[0] == "garbage":
+            self.garbage = words[1] == "on"
             return True
         return False
 

@@ -325,6 +325,49 @@ struct CUPSTests {
     #expect(d.log.contains("following CUPS job"))
   }
 
+  /// A job whose CUPS queue is gone when labeld starts waits in sight: an active
+  /// `notFound` printerError names it, `jobs.list` for the queue lists it, and cancelling
+  /// it clears the alert. (It used to be aborted as an orphan, or wait with only a log line.)
+  @Test func queueGoneAtStartUp_jobWaitsWithAnAlert_andCancelClearsIt() throws {
+    let h = try CUPSHarness()
+    defer { h.stop() }
+    let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
+    let home = DaemonProcess.makeTempDirectory()
+    defer { try? FileManager.default.removeItem(at: home) }
+    var d = try Self.daemon(h, directory: home)
+    try h.tool("/usr/sbin/cupsdisable", ["label"])
+    let c = try d.client()
+    let w0 = try Self.subscriber(h, d)
+    let job = try Self.submit(c, "cups:label", "GONE")
+    _ = try w0.waitFor("alert") { $0["reason"] == "paused" && $0["job"] == .int(job.id) }
+    d.stop()
+    try h.tool("/usr/sbin/lpadmin", ["-x", "label"])
+    d = try Self.daemon(h, directory: home)
+    try Self.explained(h, d) {
+      let c = try d.client()
+      let alerts = try c.call("alerts.active", as: AlertsResult.self).alerts
+      guard
+        case .printerError(let details)? = alerts.first(where: {
+          $0.id == "printerError:cups:label"
+        })?.alert
+      else {
+        Issue.record("no active printerError for cups:label: \(alerts)")
+        return
+      }
+      #expect(details.reason == .notFound)
+      #expect(details.job == job.id)
+      let listed = try c.call("jobs.list", ["printer": "cups:label"], as: JobsResult.self).jobs
+      #expect(listed.map(\.id) == [job.id])
+      let w = try Self.subscriber(h, d)
+      let canceled = try c.call("jobs.cancel", ["job": .int(job.id)], as: JobResult.self).job
+      #expect(canceled.state == .canceled)
+      _ = try w.waitFor("alert") {
+        $0["id"] == "printerError:cups:label" && $0["state"] == "cleared"
+      }
+      #expect(printer.documents.isEmpty)
+    }
+  }
+
   @Test func cupsdAbsent_thenStarted_andRestarted_noCrash_queuesAppear() throws {
     let h = try CUPSHarness()
     defer { h.stop() }

@@ -75,7 +75,8 @@ extension Dispatcher {
       }
       states = set
     }
-    if let printer, services.printers.queue(printer) == nil { throw .printerNotFound(printer) }
+    // A printer that is not here still lists the jobs that wait for it (or ended on it).
+    if let printer, !services.jobs.isKnown(printer) { throw .printerNotFound(printer) }
     return .result(
       JobsResult(jobs: services.jobs.jobs.list(printer: printer, states: states)))
   }

@@ -16,6 +16,15 @@ struct JobService: Sendable {
   let printers: PrinterRegistry
   let channel: EventChannel
   let saveErrors: SaveErrors
+  let absent: AbsentPrinters
+
+  init(jobs: JobStore, printers: PrinterRegistry, channel: EventChannel, saveErrors: SaveErrors) {
+    self.jobs = jobs
+    self.printers = printers
+    self.channel = channel
+    self.saveErrors = saveErrors
+    absent = AbsentPrinters(jobs: jobs, channel: channel)
+  }
 
   /// The queue of a printer that takes jobs: 1001 for an unknown one, 1002 for one that is
   /// not accepting any (asked of the printer now: a CUPS queue may have started rejecting).
@@ -31,10 +40,12 @@ struct JobService: Sendable {
     guard let queue = printers.queue(printer) else { throw .printerNotFound(printer) }
     let job: Job
     do {
-      job = try await jobs.create(
+      let (created, resolved) = try await jobs.create(
         printer: printer, copies: copies, owner: owner, document: document)
+      job = created
+      saveErrors.jobWrite(JobWrite(failure: nil, resolved: resolved), job: job.id)
     } catch {
-      throw saveErrors.failed(error, entity: .job, key: "new")
+      throw saveErrors.failed(error, entity: .job, key: SaveErrors.newJobKey)
     }
     channel.publish(job: job)
     await queue.enqueue(job.id)
@@ -59,9 +70,24 @@ struct JobService: Sendable {
       )
     }
     if job.state.isTerminal { return job }
-    if let queue = printers.queue(job.printer), let updated = await queue.cancel(id) {
-      return updated
+    if let queue = printers.queue(job.printer) {
+      if let updated = await queue.cancel(id) { return updated }
+      return try get(id)
     }
-    return try get(id)
+    // Its printer is not here (it waits for it): cancelled in the store, and the
+    // printer's waiting alert names the next job or clears.
+    guard let (updated, write) = await jobs.update(id, { $0.state = .canceled }) else {
+      throw .jobNotFound(id)
+    }
+    saveErrors.jobWrite(write, job: id)
+    channel.publish(job: updated)
+    absent.refresh(job.printer, present: printers.queue(job.printer) != nil)
+    return updated
+  }
+
+  /// Whether `printer` is one jobs can name: a printer here, or one that has (or had)
+  /// jobs (an absent USB printer, a CUPS queue gone).
+  func isKnown(_ printer: String) -> Bool {
+    printers.queue(printer) != nil || !jobs.list(printer: printer).isEmpty
   }
 }

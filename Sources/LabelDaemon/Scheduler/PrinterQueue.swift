@@ -21,6 +21,8 @@ actor PrinterQueue {
   private var current: Int?
   private var currentSend: Task<Void, any Error>?
   private var cancelRequested: Set<Int> = []
+  /// Jobs whose document could not be read back (`park`), with the wait before the next try.
+  private var parked: [Int: Duration] = [:]
   private var faults: [Reason] = []
   private var waiters: [CheckedContinuation<Void, Never>] = []
   private var worker: Task<Void, Never>?
@@ -140,6 +142,13 @@ actor PrinterQueue {
   func cancel(_ jobID: Int) async -> Job? {
     if let index = fifo.firstIndex(of: jobID) {
       fifo.remove(at: index)
+      parked[jobID] = nil
+      let job = await updateJob(jobID) { $0.state = .canceled }
+      refreshAlert()
+      return job
+    }
+    if parked.removeValue(forKey: jobID) != nil {
+      // Its good write clears the job's saveError: nothing is held up any more.
       let job = await updateJob(jobID) { $0.state = .canceled }
       refreshAlert()
       return job
@@ -188,11 +197,16 @@ actor PrinterQueue {
     do {
       found = try await jobs.record(jobID)
     } catch {
-      await abort(
-        jobID, reason: .unknown, message: "cannot read job \(jobID)'s document: \(error.message)")
+      await park(jobID, error)
       return
     }
     guard let record = found, !record.job.state.isTerminal else { return }
+    if parked.removeValue(forKey: jobID) != nil {
+      // Readable again: the failure is resolved (a write failure would be raised anew by
+      // the job's next write).
+      saveErrors.succeeded(entity: .job, key: String(jobID))
+      log.notice("printer \(id) job \(jobID): its document can be read again")
+    }
     let bytes = record.document.bytes
     var printed = record.job.printed
     let copies = record.job.copies
@@ -267,6 +281,41 @@ actor PrinterQueue {
     }
   }
 
+  /// A job whose document cannot be read back from the store: held, reported as a
+  /// `saveError` for the job (the store's reason) that stays until the document can be
+  /// read or the job is cancelled, and tried again later with back-off (0.5 s doubling to
+  /// a minute). The printer goes on with its other jobs meanwhile.
+  private func park(_ jobID: Int, _ failure: SaveFailure) async {
+    let first = parked[jobID] == nil
+    let wait = min((parked[jobID] ?? .milliseconds(250)) * 2, .seconds(60))
+    parked[jobID] = wait
+    if first {
+      log.error("printer \(id) job \(jobID): \(failure.message); held, retried until it reads")
+    }
+    // Held once (a job held so before a restart stays as it is: its good write would
+    // clear the job's saveError only for it to be raised again).
+    if first, jobs.get(jobID)?.state != .held {
+      _ = await updateJob(jobID) {
+        $0.state = .held
+        $0.error = JobError(
+          reason: .unknown,
+          message: "its document cannot be read back from labeld's store: \(failure.message)")
+      }
+    }
+    _ = saveErrors.failed(failure, entity: .job, key: String(jobID))
+    Task { [weak self] in
+      try? await Task.sleep(for: wait)
+      await self?.unpark(jobID)
+    }
+  }
+
+  /// A parked job's turn to be read again: back in line, in id order.
+  private func unpark(_ jobID: Int) {
+    guard parked[jobID] != nil, !draining, !fifo.contains(jobID), current != jobID else { return }
+    fifo.insert(jobID, at: fifo.firstIndex { $0 > jobID } ?? fifo.endIndex)
+    wake()
+  }
+
   private func abort(_ jobID: Int, reason: Reason, message: String? = nil) async {
     let name = transport.descriptor.name
     let text = message ?? "\(name): \(reason.phrase); job \(jobID) aborted"
@@ -284,12 +333,8 @@ actor PrinterQueue {
   /// Changes a job, writes it through and publishes it. A failed write raises a saveError
   /// for the job (printing goes on: the labels are real); the next good write clears it.
   private func updateJob(_ jobID: Int, _ change: @Sendable (inout Job) -> Void) async -> Job? {
-    guard let (job, failure) = await jobs.update(jobID, change) else { return nil }
-    if let failure {
-      _ = saveErrors.failed(failure, entity: .job, key: String(jobID))
-    } else {
-      saveErrors.succeeded(entity: .job, key: String(jobID))
-    }
+    guard let (job, write) = await jobs.update(jobID, change) else { return nil }
+    saveErrors.jobWrite(write, job: jobID)
     channel.publish(job: job)
     return job
   }

@@ -93,17 +93,9 @@ final class Dispatcher: Sendable {
     case .productsGet: return try await productsGet(p)
     case .productsDelete: return try await productsDelete(p)
     case .productsList:
-      return .result(
-        ProductsResult(
-          products: try await services.read { () async throws(SaveFailure) in
-            try await services.products.list()
-          }))
+      return .result(ProductsResult(products: try await services.allProducts()))
     case .templatesList:
-      return .result(
-        TemplatesResult(
-          templates: try await services.read { () async throws(SaveFailure) in
-            try await services.templates.list()
-          }))
+      return .result(TemplatesResult(templates: try await services.allTemplates()))
     case .templatesGet: return try await templatesGet(p)
     case .templatesSave: return try await templatesSave(p)
     case .labelsRender: return try await labelsRender(p)

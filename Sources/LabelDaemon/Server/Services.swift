@@ -17,11 +17,42 @@ struct Services: Sendable {
   var usb: USBMonitor? = nil
 
   func product(_ sku: String) async throws(RPCError) -> Product? {
-    try await read { () async throws(SaveFailure) in try await products.get(sku) }
+    let row = try await read { () async throws(SaveFailure) in try await products.get(sku) }
+    return try row.map { row throws(RPCError) in try readable(row, .product) }
   }
 
   func template(_ name: String) async throws(RPCError) -> Template? {
-    try await read { () async throws(SaveFailure) in try await templates.get(name) }
+    let row = try await read { () async throws(SaveFailure) in try await templates.get(name) }
+    return try row.map { row throws(RPCError) in try readable(row, .template) }
+  }
+
+  /// Every stored product that can be read; each that cannot is reported (see `readable`).
+  func allProducts() async throws(RPCError) -> [Product] {
+    let rows = try await read { () async throws(SaveFailure) in try await products.list() }
+    return rows.compactMap { try? readable($0, .product) }
+  }
+
+  /// Every stored template that can be read; each that cannot is reported.
+  func allTemplates() async throws(RPCError) -> [Template] {
+    let rows = try await read { () async throws(SaveFailure) in try await templates.list() }
+    return rows.compactMap { try? readable($0, .template) }
+  }
+
+  /// The row's value. A row that is stored but does not decode is a failure to keep data:
+  /// logged, raised as a `saveError` for its entity and key (it stays active until the key
+  /// is saved again), and answered as 1004 carrying that alert.
+  func readable<T>(_ row: StoredRow<T>, _ entity: SaveEntity) throws(RPCError) -> T {
+    switch row {
+    case .value(let value): return value
+    case .unreadable(let key, let reason):
+      log.error("store: \(entity.rawValue) \(key) is stored but cannot be read: \(reason)")
+      throw saveErrors.failed(
+        SaveFailure(
+          reason: .io,
+          message:
+            "\(entity.rawValue) \(key) is stored but cannot be read (\(reason)); save it again to replace it"
+        ), entity: entity, key: key)
+    }
   }
 
   /// Runs a read of stored state; a storage failure is answered as -32603 with the reason

@@ -14,4 +14,23 @@ enum RowCoding {
   static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) -> T? {
     try? LabelJSON.decoder().decode(type, from: Data(bytes))
   }
+
+  /// A stored row decoded, or why it cannot be (a damaged file, a hand edit, a row from a
+  /// newer labeld): reported by the caller, never silently skipped.
+  static func row<T: Decodable & Sendable>(_ type: T.Type, key: String, _ bytes: [UInt8])
+    -> StoredRow<T>
+  {
+    do {
+      return .value(try LabelJSON.decoder().decode(type, from: Data(bytes)))
+    } catch {
+      return .unreadable(key: key, reason: "\(error)")
+    }
+  }
+}
+
+/// A row as read back from the database.
+enum StoredRow<T: Sendable>: Sendable {
+  case value(T)
+  /// The row is there but its JSON does not decode.
+  case unreadable(key: String, reason: String)
 }

@@ -23,9 +23,20 @@ struct JobRecord: Sendable {
 /// Every job: rows in the database (with their documents), and the retained history in
 /// memory for reads. `create` answers only after the row is committed; every state change
 /// is written through before it is published.
+/// What a job write did, for the alert channel: its failure, or the jobs whose rows it
+/// brought up to date (their earlier failures are resolved).
+struct JobWrite: Sendable {
+  var failure: SaveFailure?
+  var resolved: [Int]
+}
+
 final class JobStore: Sendable {
   private let store: StateStore
   private let cache = Mutex<[Int: Job]>([:])
+  /// Jobs whose last write failed: their row is older than the job. Every later job write
+  /// writes them too, so the first good write brings every row up to date (and clears the
+  /// saveErrors the failures raised).
+  private let dirty = Mutex<Set<Int>>([])
 
   init(store: StateStore) { self.store = store }
 
@@ -64,33 +75,66 @@ final class JobStore: Sendable {
     return job
   }
 
+  /// Stores a new job (answering only once it is kept). Rows whose earlier write failed
+  /// are written in the same transaction; `resolved` names them.
   func create(printer: String, copies: Int, owner: JobOwner, document: JobDocument)
-    async throws(SaveFailure) -> Job
+    async throws(SaveFailure) -> (job: Job, resolved: [Int])
   {
     let now = Date()
+    let behind = rowsBehind()
     let job = try await store.run { db throws(SQLiteError) in
-      try db.statement(
-        """
-        INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid, document)
-        VALUES (?, 'pending', ?, 0, ?, ?, ?, ?)
-        """
-      ).bind(
-        printer, copies, now.timeIntervalSince1970, now.timeIntervalSince1970, Int(owner.uid),
-        document.bytes
-      )
-      .run()
-      return Job(
-        id: Int(db.lastInsertRowID), printer: printer, state: .pending, copies: copies,
-        printed: 0, createdAt: now, updatedAt: now, owner: owner)
+      try db.transaction { () throws(SQLiteError) in
+        try Self.write(behind, db)
+        try db.statement(
+          """
+          INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid, document)
+          VALUES (?, 'pending', ?, 0, ?, ?, ?, ?)
+          """
+        ).bind(
+          printer, copies, now.timeIntervalSince1970, now.timeIntervalSince1970, Int(owner.uid),
+          document.bytes
+        )
+        .run()
+        return Job(
+          id: Int(db.lastInsertRowID), printer: printer, state: .pending, copies: copies,
+          printed: 0, createdAt: now, updatedAt: now, owner: owner)
+      }
     }
     cache.withLock { $0[job.id] = job }
-    return job
+    return (job, caughtUp(behind))
   }
 
-  /// Applies `change`, stamps `updatedAt` and writes the job through. The change stands in
-  /// memory even when the write fails (the printer did what it did); the failure is
-  /// returned for the caller to report. Nil for an unknown id.
-  func update(_ id: Int, _ change: @Sendable (inout Job) -> Void) async -> (Job, SaveFailure?)? {
+  /// The jobs whose rows are behind, as they stand now.
+  private func rowsBehind(plus id: Int? = nil) -> [Job] {
+    let ids = dirty.withLock { d in id.map { d.union([$0]) } ?? d }
+    return cache.withLock { all in ids.sorted().compactMap { all[$0] } }
+  }
+
+  /// Rows written: no longer behind. Returns their ids.
+  private func caughtUp(_ jobs: [Job]) -> [Int] {
+    let ids = jobs.map(\.id)
+    dirty.withLock { $0.subtract(ids) }
+    return ids
+  }
+
+  private static func write(_ jobs: [Job], _ db: Database) throws(SQLiteError) {
+    for job in jobs {
+      try db.statement(
+        """
+        UPDATE jobs SET state = ?, printed = ?, updated_at = ?, error_reason = ?, error_message = ?
+        WHERE id = ?
+        """
+      ).bind(
+        job.state.rawValue, job.printed, job.updatedAt.timeIntervalSince1970,
+        job.error?.reason.rawValue, job.error?.message, job.id
+      ).run()
+    }
+  }
+
+  /// Applies `change`, stamps `updatedAt` and writes the job through, with every row still
+  /// behind from an earlier failure. The change stands in memory even when the write fails
+  /// (the printer did what it did): the outcome says what to report. Nil for an unknown id.
+  func update(_ id: Int, _ change: @Sendable (inout Job) -> Void) async -> (Job, JobWrite)? {
     let updated: Job? = cache.withLock { all in
       guard var job = all[id] else { return nil }
       change(&job)
@@ -99,34 +143,35 @@ final class JobStore: Sendable {
       return job
     }
     guard let job = updated else { return nil }
+    let rows = rowsBehind(plus: id)
     do {
       try await store.run { db throws(SQLiteError) in
-        try db.statement(
-          """
-          UPDATE jobs SET state = ?, printed = ?, updated_at = ?, error_reason = ?, error_message = ?
-          WHERE id = ?
-          """
-        ).bind(
-          job.state.rawValue, job.printed, job.updatedAt.timeIntervalSince1970,
-          job.error?.reason.rawValue, job.error?.message, job.id
-        ).run()
+        try db.transaction { () throws(SQLiteError) in try Self.write(rows, db) }
       }
-      return (job, nil)
+      return (job, JobWrite(failure: nil, resolved: caughtUp(rows)))
     } catch {
-      return (job, error)
+      dirty.withLock { _ = $0.insert(id) }
+      return (job, JobWrite(failure: error, resolved: []))
     }
   }
 
   func get(_ id: Int) -> Job? { cache.withLock { $0[id] } }
 
   /// The job and its document (read from the database).
+  /// The job and the document to print, read back from the database. A row without its
+  /// document (none is ever accepted empty) is a store that lost data: an `io` failure,
+  /// never an empty label sent as if it were the job.
   func record(_ id: Int) async throws(SaveFailure) -> JobRecord? {
     guard let job = get(id) else { return nil }
     let bytes: [UInt8]? = try await store.run { db throws(SQLiteError) in
       let s = try db.statement("SELECT document FROM jobs WHERE id = ?").bind(id)
       return try s.first { $0.blob(0) }
     }
-    return bytes.map { JobRecord(job: job, document: .native($0)) }
+    guard let bytes, !bytes.isEmpty else {
+      throw SaveFailure(
+        reason: .io, message: "job \(id)'s document is missing from labeld's database")
+    }
+    return JobRecord(job: job, document: .native(bytes))
   }
 
   func list(printer: String? = nil, states: Set<JobState>? = nil) -> [Job] {

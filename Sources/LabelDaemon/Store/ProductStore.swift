@@ -41,10 +41,11 @@ final class ProductStore: Sendable {
     return try outcome.get()
   }
 
-  func get(_ sku: String) async throws(SaveFailure) -> Product? {
+  /// The stored product (or why its row cannot be read); nil when there is none.
+  func get(_ sku: String) async throws(SaveFailure) -> StoredRow<Product>? {
     try await store.run { db throws(SQLiteError) in
       let s = try db.statement("SELECT json FROM products WHERE sku = ?").bind(sku)
-      return try s.first { RowCoding.decode(Product.self, $0.blob(0)) } ?? nil
+      return try s.first { RowCoding.row(Product.self, key: sku, $0.blob(0)) }
     }
   }
 
@@ -56,12 +57,12 @@ final class ProductStore: Sendable {
     }
   }
 
-  func list() async throws(SaveFailure) -> [Product] {
+  func list() async throws(SaveFailure) -> [StoredRow<Product>] {
     try await store.run { db throws(SQLiteError) in
-      let s = try db.statement("SELECT json FROM products ORDER BY sku")
-      var out: [Product] = []
+      let s = try db.statement("SELECT sku, json FROM products ORDER BY sku")
+      var out: [StoredRow<Product>] = []
       while try s.step() {
-        if let p = RowCoding.decode(Product.self, s.blob(0)) { out.append(p) }
+        out.append(RowCoding.row(Product.self, key: s.string(0) ?? "", s.blob(1)))
       }
       return out
     }

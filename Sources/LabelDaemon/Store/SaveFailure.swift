@@ -17,7 +17,11 @@ struct SaveFailure: Error, Sendable, Equatable {
   }
 
   /// The one mapping from SQLite's result codes to the protocol's save reasons.
-  init(_ error: SQLiteError) {
+  /// `directory`, the state directory, is asked when SQLite reports an I/O error without
+  /// the OS's errno: a write that failed because the file system went read-only under
+  /// labeld (ext4 `errors=remount-ro`) or filled up comes back from SQLite as a bare
+  /// SQLITE_IOERR_WRITE with `sqlite3_system_errno` 0 (measured on a loop-mounted ext4).
+  init(_ error: SQLiteError, directory: String? = nil) {
     let reason: SaveReason
     switch error.primary {
     case SQLiteError.full: reason = .storageFull
@@ -29,6 +33,7 @@ struct SaveFailure: Error, Sendable, Equatable {
       switch error.systemErrno {
       case ENOSPC, EDQUOT: reason = .storageFull
       case EROFS: reason = .readOnly
+      case 0: reason = directory.flatMap(Self.fileSystemReason) ?? .io
       default: reason = .io
       }
     default: reason = .io
@@ -43,6 +48,25 @@ struct SaveFailure: Error, Sendable, Equatable {
     case .conflict: text = "conflicting change"
     }
     self.init(reason: reason, message: "\(text) (\(error))")
+  }
+
+  /// What the file system holding `directory` says now, when that explains a failed
+  /// write: mounted read-only, or no block left for labeld.
+  static func fileSystemReason(_ directory: String) -> SaveReason? {
+    // A file system ext4 made read-only after an error (6.x: "emergency_ro") still shows
+    // "rw" in statvfs's flags and passes access(W_OK); opening the database for writing is
+    // what reports EROFS. Opening changes nothing in the file.
+    let fd = open(directory + "/labeld.db", O_WRONLY | O_CLOEXEC)
+    if fd >= 0 {
+      close(fd)
+    } else if errno == EROFS {
+      return .readOnly
+    }
+    var fs = statvfs()
+    guard statvfs(directory, &fs) == 0 else { return nil }
+    if fs.f_flag & UInt(ST_RDONLY) != 0 { return .readOnly }
+    if fs.f_bavail == 0 { return .storageFull }
+    return nil
   }
 
   /// The database could not be opened (or set up) at all.
@@ -66,6 +90,21 @@ struct SaveErrors: Sendable {
       ))
     let data = (try? LabelJSON.value(event)) ?? .null
     return .saveFailed(message: failure.message, alert: data)
+  }
+
+  /// The key of a job submission that could not be stored (the job never got an id).
+  static let newJobKey = "new"
+
+  /// A job write's outcome: a failure raises the saveError for `job`'s key; a good write
+  /// clears every job saveError it resolved: the rows it wrote again and a failed
+  /// submission (the store keeps jobs again).
+  func jobWrite(_ write: JobWrite, job: Int) {
+    if let failure = write.failure {
+      _ = failed(failure, entity: .job, key: String(job))
+      return
+    }
+    for id in Set(write.resolved + [job]) { succeeded(entity: .job, key: String(id)) }
+    succeeded(entity: .job, key: Self.newJobKey)
   }
 
   func succeeded(entity: SaveEntity, key: String) {

@@ -102,7 +102,7 @@ final class StateStore: @unchecked Sendable {
   /// changed under it (read-only, I/O error): the next access opens it afresh, so a
   /// remount or a repaired disk is picked up without a restart.
   private func failed(_ error: SQLiteError) -> SaveFailure {
-    let failure = SaveFailure(error)
+    let failure = SaveFailure(error, directory: directory)
     switch failure.reason {
     case .readOnly, .io, .unavailable:
       try? database?.close()

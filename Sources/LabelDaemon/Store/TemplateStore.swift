@@ -15,21 +15,28 @@ final class TemplateStore: Sendable {
     }
   }
 
-  func get(_ name: String) async throws(SaveFailure) -> Template? {
+  /// The stored template (or why its row cannot be read); nil when there is none.
+  func get(_ name: String) async throws(SaveFailure) -> StoredRow<Template>? {
     try await store.run { db throws(SQLiteError) in
       let s = try db.statement("SELECT json FROM templates WHERE name = ?").bind(name)
-      return try s.first { RowCoding.decode(Template.self, $0.blob(0)) } ?? nil
+      return try s.first { RowCoding.row(Template.self, key: name, $0.blob(0)) }
     }
   }
 
-  func list() async throws(SaveFailure) -> [Template] {
+  func list() async throws(SaveFailure) -> [StoredRow<Template>] {
     try await store.run { db throws(SQLiteError) in
-      let s = try db.statement("SELECT json FROM templates ORDER BY name")
-      var out: [Template] = []
+      let s = try db.statement("SELECT name, json FROM templates ORDER BY name")
+      var out: [StoredRow<Template>] = []
       while try s.step() {
-        if let t = RowCoding.decode(Template.self, s.blob(0)) { out.append(t) }
+        out.append(RowCoding.row(Template.self, key: s.string(0) ?? "", s.blob(1)))
       }
       return out
+    }
+  }
+
+  func count() async throws(SaveFailure) -> Int {
+    try await store.run { db throws(SQLiteError) in
+      try db.statement("SELECT count(*) FROM templates").first { $0.int(0) } ?? 0
     }
   }
 }

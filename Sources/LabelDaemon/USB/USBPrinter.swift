@@ -196,27 +196,46 @@ final class USBPrinter: PrinterTransport {
     await noteMedia(media)
   }
 
+  /// A ZPL copy: the printer's status first (a faulted printer gets nothing), then the
+  /// label, then `~HQES` again: the copy counts only once the printer answers it (unless
+  /// its driver row says it cannot answer at all). Silence or an answer that is not a
+  /// status is a `communication` fault: the job is held, and the copy is sent again once
+  /// the printer answers (a missing label is worse than a duplicate).
   private func printZebra(_ bytes: [UInt8], job: Int, cancel: CancelFlag) async throws {
     let name = self.name
+    let confirms = model.capabilities.confirmation != .none
     let ask = shouldAskStatus()
-    let after = try await withLink(cancel: cancel, job: job) { link -> ZebraExtendedStatus?? in
-      if ask {
+    let reply = try await withLink(cancel: cancel, job: job) { link -> ZebraReply? in
+      if ask && confirms {
         // Nothing goes into a printer that already has a fault: it would print when the
         // fault clears, and again when labeld resends the copy.
-        if let status = try link.zebraStatus(), let fault = status.reasons.first {
+        if case .status(let status) = try link.zebraStatus(), let fault = status.reasons.first {
           throw TransportError(
             reason: fault, message: "\(name): \(fault.phrase) (~HQES); job \(job) waits")
         }
       }
       try link.write(bytes, doing: "sending job \(job)")
-      return ask ? .some(try link.zebraStatus()) : .none
+      return confirms ? try link.zebraStatus() : nil
     }
-    guard case .some(let reply) = after else { return }  // silent printer: unconfirmed
-    guard let status = reply else {
+    guard let reply else { return }  // a printer that reports nothing: accepted is printed
+    let status: ZebraExtendedStatus
+    switch reply {
+    case .status(let s):
+      heard()
+      status = s
+    case .silent:
       quiet(name: name)
-      return
+      throw TransportError(
+        reason: .communication,
+        message: "\(name): no answer to ~HQES after job \(job) was sent; the copy is not "
+          + "counted and is sent again once the printer answers")
+    case .unreadable(let why):
+      heard()
+      throw TransportError(
+        reason: .communication,
+        message: "\(name): its answer to ~HQES after job \(job) was sent is not a status "
+          + "(\(why)); the copy is not counted and is sent again once it answers properly")
     }
-    heard()
     guard !status.reasons.isEmpty else { return }
     // The label is in the printer's buffer and prints when the fault clears: report the
     // fault, wait for it to go, and count the copy then (never resend it).
@@ -226,9 +245,15 @@ final class USBPrinter: PrinterTransport {
       try await Task.sleep(for: wait)
       wait = min(wait * 2, .seconds(5))
       let again = try await withLink(cancel: cancel, job: job) { link in try link.zebraStatus() }
-      guard let again else { break }  // went silent: nothing more to learn
-      if again.reasons.isEmpty { break }
-      await link.setFaults(again.reasons)
+      guard case .status(let s) = again else {
+        // It stopped answering with the label still in its buffer: not confirmed.
+        throw TransportError(
+          reason: .communication,
+          message: "\(name): stopped answering ~HQES while job \(job) waited in it; the copy "
+            + "is not counted and is sent again once it answers")
+      }
+      if s.reasons.isEmpty { break }
+      await link.setFaults(s.reasons)
     }
     await link.setFaults([])
   }
@@ -262,14 +287,21 @@ final class USBPrinter: PrinterTransport {
         }
         return Poll(faults: faults, generation: generation)
       case .zpl:
-        guard shouldAskStatus() else { return Poll(faults: nil, generation: generation) }
-        let status = try await withLink(cancel: cancel, job: nil) { link in try link.zebraStatus() }
-        guard let status else {
+        guard model.capabilities.confirmation != .none, shouldAskStatus() else {
+          return Poll(faults: nil, generation: generation)
+        }
+        let reply = try await withLink(cancel: cancel, job: nil) { link in try link.zebraStatus() }
+        switch reply {
+        case .status(let status):
+          heard()
+          return Poll(faults: status.reasons, generation: generation)
+        case .unreadable:
+          heard()
+          return Poll(faults: [.communication], generation: generation)
+        case .silent:
           quiet(name: name)
           return Poll(faults: nil, generation: generation)
         }
-        heard()
-        return Poll(faults: status.reasons, generation: generation)
       }
     } catch let error as TransportError {
       return Poll(faults: [error.reason], generation: generation)
@@ -299,11 +331,13 @@ final class USBPrinter: PrinterTransport {
   private func quiet(name: String) {
     let backoff = state.withLock { s in
       s.quietUntil = .now + s.quietBackoff
-      defer { s.quietBackoff = min(s.quietBackoff * 2, .seconds(60)) }
+      // At most 5 s between asks: a silent printer holds its jobs (communication), so it
+      // is asked about as often as any faulted printer, and found again soon when it wakes.
+      defer { s.quietBackoff = min(s.quietBackoff * 2, .seconds(5)) }
       return s.quietBackoff
     }
     log.warning(
-      "\(name) (\(id)): no answer to ~HQES; jobs go on unconfirmed, next ask in \(backoff)")
+      "\(name) (\(id)): no answer to ~HQES; its jobs wait (communication), next ask in \(backoff)")
   }
 
   private func heard() {

@@ -43,9 +43,8 @@ extension USBLink {
 
   // MARK: Zebra
 
-  /// Sends `~HQES` and reads the reply (one STX…ETX block) within the status timeout; nil
-  /// when the printer stays silent.
-  func zebraStatus() throws(USBLinkError) -> ZebraExtendedStatus? {
+  /// Sends `~HQES` and reads the reply (one STX…ETX block) within the status timeout.
+  func zebraStatus() throws(USBLinkError) -> ZebraReply {
     input.removeAll()
     try write(Array(ZebraExtendedStatus.request.utf8), doing: "asking for its status (~HQES)")
     let deadline = ContinuousClock.now + .milliseconds(Int(timeouts.statusMS))
@@ -53,12 +52,28 @@ extension USBLink {
       if let stx = input.firstIndex(of: 0x02), let etx = input[stx...].firstIndex(of: 0x03) {
         let reply = Array(input[stx...etx])
         input.removeFirst(etx + 1)
-        return try? ZebraExtendedStatus(reply)
+        do {
+          return .status(try ZebraExtendedStatus(reply))
+        } catch {
+          return .unreadable("\(error)")
+        }
       }
-      guard let ms = millisecondsLeft(deadline) else { return nil }
+      guard let ms = millisecondsLeft(deadline) else {
+        // Bytes without a whole STX…ETX block are an answer, just not a status.
+        return input.isEmpty ? .silent : .unreadable("\(input.count) bytes without a status block")
+      }
       _ = try read(timeoutMS: ms, doing: "reading its status")
     }
   }
+}
+
+/// What a Zebra answered to `~HQES`.
+enum ZebraReply: Sendable {
+  case status(ZebraExtendedStatus)
+  /// Nothing within the status timeout.
+  case silent
+  /// An answer that is not a status (why).
+  case unreadable(String)
 }
 
 /// What a Brother QL job asks of the printer: its pages and the roll they are for.
