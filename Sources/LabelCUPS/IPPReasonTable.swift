@@ -107,8 +107,11 @@ public enum IPPReasonTable {
     case canceled
   }
 
-  /// `printerReasons`: the queue's printer-state-reasons read as the job ended.
-  public static func outcome(_ job: CUPSJob, printerReasons: [String] = []) -> JobOutcome {
+  /// `printerReasons`: the queue's printer-state-reasons read as the job ended; nil when
+  /// they could not be read. A completed job counts as printed only with that evidence:
+  /// without it, it is not counted (the ipp backend reports a printer that forgot the
+  /// job on the printer, not on the job).
+  public static func outcome(_ job: CUPSJob, printerReasons: [String]? = []) -> JobOutcome {
     let message = job.printerMessage.isEmpty ? "" : ": \(job.printerMessage)"
     switch job.state {
     case .pending, .held, .stopped: return .waiting
@@ -125,6 +128,12 @@ public enum IPPReasonTable {
       let why = job.reasons.isEmpty ? "" : " (\(job.reasons.joined(separator: ",")))"
       return .notPrinted(.jobAborted, "CUPS aborted job \(job.id)\(why)\(message)")
     case .completed:
+      guard let printerReasons else {
+        return .notPrinted(
+          .communication,
+          "CUPS reports job \(job.id) completed, but the printer's state could not be read to "
+            + "confirm it; not counted\(message)")
+      }
       let bad =
         job.reasons.filter { notPrintedJobKeywords.contains($0) }
         + printerReasons.filter { notPrintedPrinterKeywords.contains(stripSeverity($0)) }

@@ -99,6 +99,21 @@ import Testing
     #expect(IPPReasonTable.outcome(job, printerReasons: ["media-low-report"]) == .printed)
   }
 
+  /// Counted means confirmed: a completed CUPS job whose printer state could not be read
+  /// (the evidence that it was not lost) is not counted printed.
+  @Test func completedJob_withoutReadableEvidence_isNotCounted() {
+    let job = Self.job(.completed, ["job-completed-successfully"])
+    guard
+      case .notPrinted(.communication, let message) = IPPReasonTable.outcome(
+        job, printerReasons: nil)
+    else {
+      Issue.record("a completion without evidence was counted")
+      return
+    }
+    #expect(message.contains("could not be read"))
+    #expect(IPPReasonTable.outcome(job, printerReasons: []) == .printed)
+  }
+
   @Test func abortedJob_unreachablePrinter_isOffline() {
     let job = Self.job(.aborted, ["aborted-by-system"], message: "The printer is not responding.")
     guard case .notPrinted(.offline, let message) = IPPReasonTable.outcome(job) else {

@@ -38,6 +38,9 @@ final class CUPSPrinter: PrinterTransport {
     var serverDown = false
     /// Jobs a previous run of labeld submitted, by name (loaded on the first print).
     var previous: [String: Int]?
+    /// Jobs whose CUPS job completed without readable evidence: the CUPS job to ask about
+    /// again on the next try (never sent again while CUPS knows it).
+    var unconfirmed: [Int: (cups: Int, reasonsBefore: Set<String>)] = [:]
     var report: (@Sendable ([Reason]) async -> Void)?
   }
 
@@ -194,9 +197,13 @@ final class CUPSPrinter: PrinterTransport {
     let name = "labeld \(instance) job \(job) copy \(copy)"
     // Printer reasons already there before this job are not its own: the ipp backend
     // leaves cups-ipp-missing-job-history on the printer after the job it was about.
-    let before = Set(state.withLock { $0.queue?.reasons ?? [] })
+    var before = Set(state.withLock { $0.queue?.reasons ?? [] })
     let cupsID: Int
-    if let earlier = await previousJob(named: name) {
+    if let pending = state.withLock({ $0.unconfirmed.removeValue(forKey: job) }) {
+      log.notice("printer \(id) job \(job): asking CUPS about job \(pending.cups) again")
+      cupsID = pending.cups
+      before = pending.reasonsBefore
+    } else if let earlier = await previousJob(named: name) {
       log.notice("printer \(id) job \(job): following CUPS job \(earlier) sent before a restart")
       cupsID = earlier
     } else {
@@ -261,15 +268,18 @@ final class CUPSPrinter: PrinterTransport {
         try await Task.sleep(for: .seconds(1))  // the server restarts: ask again
         continue
       }
-      var printerReasons: [String] = []
+      var printerReasons: [String]? = []
       if j.state == .completed {
-        // The backend reports a job the printer forgot on the printer, as the job ends.
-        if let q = try? await status.queue(queueName) {
-          update(q)
-          printerReasons = q.reasons.filter { !reasonsBefore.contains($0) }
-        }
+        // The backend reports a job the printer forgot on the printer, as the job ends:
+        // without the printer's state the completion is not evidence (nil: not counted).
+        printerReasons = await completionEvidence(reasonsBefore: reasonsBefore)
         log.debug(
-          "printer \(id) CUPS job \(cupsID) completed: job \(j.reasons), printer \(printerReasons)")
+          "printer \(id) CUPS job \(cupsID) completed: job \(j.reasons), printer "
+            + (printerReasons.map { "\($0)" } ?? "unreadable"))
+        if printerReasons == nil {
+          // Asked again on the next try instead of being sent again.
+          state.withLock { $0.unconfirmed[job] = (cupsID, reasonsBefore) }
+        }
       }
       switch IPPReasonTable.outcome(j, printerReasons: printerReasons) {
       case .waiting, .printing:
@@ -291,6 +301,19 @@ final class CUPSPrinter: PrinterTransport {
         throw TransportError(reason: reason, message: "\(queueName): \(message)")
       }
     }
+  }
+
+  /// The queue's printer-state-reasons that appeared during the job, read a few times
+  /// (the server may be restarting); nil when they cannot be read.
+  private func completionEvidence(reasonsBefore: Set<String>) async -> [String]? {
+    for attempt in 0..<5 {
+      if let q = try? await status.queue(queueName) {
+        update(q)
+        return q.reasons.filter { !reasonsBefore.contains($0) }
+      }
+      try? await Task.sleep(for: .milliseconds(200 << attempt))
+    }
+    return nil
   }
 
   /// The CUPS job a previous run submitted under `name`, if CUPS still has it.
