@@ -29,8 +29,9 @@ enum AlertChannelSetup {
     if let why = sequence.mirrorMissing {
       log.info("alert sequence: no mirror beside the socket (\(why)); the state copy only")
     }
+    let (stateCopy, mirror) = sequence.readAll()
     var start = SequenceStart.decide(
-      copies: sequence.readAll(), stored: loaded?.stored, nowMillis: nowMillis())
+      state: stateCopy, mirror: mirror, stored: loaded?.stored, nowMillis: nowMillis())
     sequence.continueGenerations(after: start.generation)
     // Nothing is handed out before the reservation is recorded; when it cannot be, the
     // state file system may have failed in the last run too: the clock floor.

@@ -48,9 +48,15 @@ final class AlertSequence: Sendable {
     return (dir + "/labeld-alert-seq-" + id, nil)
   }
 
-  /// Every copy's newest record (start-up).
-  func readAll() -> [(name: String, read: SequenceFile.Read)] {
-    copies.map { ($0.path, $0.read()) }
+  /// Each copy's newest record (start-up): the state copy's, and the mirror's if any.
+  func readAll() -> (
+    state: (name: String, read: SequenceFile.Read),
+    mirror: (name: String, read: SequenceFile.Read)?
+  ) {
+    (
+      (copies[0].path, copies[0].read()),
+      copies.count > 1 ? (copies[1].path, copies[1].read()) : nil
+    )
   }
 
   /// Later writes are numbered after `seen`, so they are newer than every copy.
@@ -80,7 +86,9 @@ final class AlertSequence: Sendable {
       group.enter()
       copy.write(record) { error in
         outcome.withLock { o in
-          if let error { o.failures.append("\(copy.path): \(error)") } else {
+          if let error {
+            o.failures.append("\(copy.path): \(error)")
+          } else {
             o.confirmed.insert(copy.path)
           }
         }

@@ -164,7 +164,8 @@ final class JournalWriter: @unchecked Sendable {
   /// Waits for the write. Past the deadline, delivers the batch, and whatever is raised
   /// until the write returns, as unconfirmed. Nil when asked to stop before it returned.
   private func awaitOutcome(
-    _ outcome: borrowing Mutex<SaveFailure??>, of range: ClosedRange<UInt64>, _ channel: EventChannel
+    _ outcome: borrowing Mutex<SaveFailure??>, of range: ClosedRange<UInt64>,
+    _ channel: EventChannel
   ) -> SaveFailure?? {
     // Wake-ups for new events are spent here too: they are picked up as the next batch.
     let deadline = DispatchTime.now() + timing.deadline.seconds
@@ -172,7 +173,8 @@ final class JournalWriter: @unchecked Sendable {
       if let result = outcome.withLock({ $0 }) { return result }
       if wakeup.wait(timeout: deadline) == .timedOut { break }
     }
-    log.warning("alert journal: a write has not returned in \(timing.deadline); delivering without it")
+    log.warning(
+      "alert journal: a write has not returned in \(timing.deadline); delivering without it")
     deliverUnconfirmed(range, because: Self.stalled(timing.deadline), to: channel)
     var through = range.upperBound
     while true {

@@ -6,8 +6,10 @@
 /// the last seq used, so it continues without a jump; after a crash it jumps past the
 /// reserved block). When that cannot be trusted (nothing readable, a corrupt or missing
 /// sequence file beside stored events, a previous run that could not record its
-/// reservations), the Unix time in milliseconds is a floor: a seq handed out before is below
-/// it unless more than 1,000 seqs a second were used, or the clock went back.
+/// reservations, or one that crashed with no runtime mirror to confirm the state copy), the
+/// Unix time in milliseconds is a floor: a seq handed out before is below it unless more
+/// than 1,000 seqs a second were used, or the clock went back. What that run delivered
+/// after its newest stored event is then unknown, so a replay over it reports a gap.
 struct SequenceStart: Equatable {
   /// What the journal's store holds (nil when it could not be read at all).
   struct Stored: Equatable {
@@ -34,20 +36,27 @@ struct SequenceStart: Equatable {
   /// The highest generation read, so the next write is newer than every copy.
   var generation: UInt64 = 0
 
+  /// `state`: the copy in the state directory; `mirror`: the runtime directory's (nil when
+  /// there is none).
   static func decide(
-    copies: [(name: String, read: SequenceFile.Read)], stored: Stored?, nowMillis: UInt64
+    state: (name: String, read: SequenceFile.Read),
+    mirror: (name: String, read: SequenceFile.Read)?, stored: Stored?, nowMillis: UInt64
   ) -> SequenceStart {
     var valid: [SequenceRecord] = []
     var problems: [String] = []
-    for (name, read) in copies {
+    for (name, read) in [state] + (mirror.map { [$0] } ?? []) {
       switch read {
       case .valid(let r): valid.append(r)
-      case .corrupt(let why): problems.append("the alert sequence file \(name) cannot be read: \(why)")
+      case .corrupt(let why):
+        problems.append("the alert sequence file \(name) cannot be read: \(why)")
       case .missing: break
       }
     }
+    let witnessed: Bool
+    if case .valid? = mirror?.read { witnessed = true } else { witnessed = false }
     let newestRecord = valid.max { $0.generation < $1.generation }
-    let known = ([stored?.maxSeq, stored?.legacyReserved] + valid.map(\.reserved)).compactMap { $0 }
+    let known =
+      ([stored?.maxSeq, stored?.legacyReserved] + valid.map(\.reserved)).compactMap { $0 }
       .max() ?? 0
     var start = SequenceStart(
       next: known + 1, newest: stored?.maxSeq ?? 0,
@@ -64,8 +73,13 @@ struct SequenceStart: Equatable {
       why = "the sequence file is missing but the journal has events"
     } else if let r = newestRecord, !r.sealed, r.degraded {
       why = "the last run could not record every reservation"
-    } else if let r = newestRecord, !r.sealed, let stored, stored.maxSeq > r.reserved {
+    } else if let r = newestRecord, let stored, stored.maxSeq > r.reserved {
+      // Even after a seal: the sequence file took no writes while the journal did.
       why = "the journal is ahead of the sequence file"
+    } else if newestRecord?.sealed == false, !witnessed {
+      // A crash with no mirror to confirm it (a reboot, or no runtime directory): the state
+      // copy may have stopped taking writes before the crash without a trace.
+      why = "the last run did not stop cleanly and no runtime mirror confirms its record"
     }
     if let why {
       start.takeFloor(nowMillis: nowMillis, because: why)

@@ -35,10 +35,11 @@ final class AlertStore: AlertPersistence {
     try store.runSync { db throws(SQLiteError) in
       var loaded = Loaded()
       let limit = Int64(SequenceRecord.maxSeq)
-      let impossible = try db.statement(
-        "SELECT (SELECT count(*) FROM alerts WHERE seq < 1 OR seq > ?1)"
-          + " + (SELECT count(*) FROM alert_latest WHERE seq < 1 OR seq > ?1)"
-      ).bind(limit).first { $0.int(0) } ?? 0
+      let impossible =
+        try db.statement(
+          "SELECT (SELECT count(*) FROM alerts WHERE seq < 1 OR seq > ?1)"
+            + " + (SELECT count(*) FROM alert_latest WHERE seq < 1 OR seq > ?1)"
+        ).bind(limit).first { $0.int(0) } ?? 0
       if impossible > 0 {
         loaded.problems.append("\(impossible) alert row(s) have a seq outside 1...2^53; ignored")
       }
@@ -48,9 +49,10 @@ final class AlertStore: AlertPersistence {
             + " coalesce((SELECT max(seq) FROM alert_latest WHERE seq BETWEEN 1 AND ?1), 0))"
         ).bind(limit).first { max(0, $0.int(0)) } ?? 0)
       loaded.stored.hasEvents = loaded.stored.maxSeq > 0
-      let legacy = try db.statement(
-        "SELECT value FROM settings WHERE key = 'alert_seq_reserved'"
-      ).first { $0.string(0) } ?? nil
+      let legacy =
+        try db.statement(
+          "SELECT value FROM settings WHERE key = 'alert_seq_reserved'"
+        ).first { $0.string(0) } ?? nil
       if let legacy {
         if let v = UInt64(legacy), v <= SequenceRecord.maxSeq {
           loaded.stored.legacyReserved = v
