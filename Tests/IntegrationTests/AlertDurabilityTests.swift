@@ -184,6 +184,55 @@ extension LabelClient {
   }
 }
 
+extension AlertCrashTests {
+  /// Damaged journal rows and values (an undecodable event, a negative seq, an event at
+  /// seq 0, a seq at Int64.max, a reservation that is not a number) neither crash labeld nor vanish in
+  /// silence: they are reported as a saveError, a replay over the unreadable event says
+  /// `gap`, and the sequence goes on from the real events, not from the bogus values.
+  @Test func damagedStoredAlerts_areReported_neverCrash_andAReplayOverThemSaysGap() throws {
+    let home = DaemonProcess.makeTempDirectory()
+    defer { try? FileManager.default.removeItem(at: home) }
+    var d = try DaemonProcess(["--simulate", "zebra=zpl"], directory: home)
+    let c = try d.client()
+    try c.call("subscribe")
+    let seen = c.toggle("sim:zebra", "paused", count: 4)
+    #expect(seen.map(\.seq) == Array(1...4))
+    d.stop()
+    let db = d.stateDirectory.appendingPathComponent("labeld.db").path
+    let damage = Process()
+    damage.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    damage.arguments = [
+      "-c",
+      """
+      import sqlite3, sys
+      c = sqlite3.connect(sys.argv[1])
+      c.execute("UPDATE alerts SET json = x'7b6e6f' WHERE seq = 2")
+      c.execute("INSERT INTO alerts VALUES (-5, 'x', 'active', 0, x'7b7d')")
+      c.execute("INSERT INTO alerts SELECT 0, id, state, time, "
+                "replace(json, '\\"seq\\":1,', '\\"seq\\":0,') FROM alerts WHERE seq = 1")
+      c.execute("INSERT INTO alerts VALUES (9223372036854775807, 'y', 'active', 0, x'7b7d')")
+      c.execute("INSERT OR REPLACE INTO settings VALUES ('alert_seq_reserved', 'lots')")
+      c.commit()
+      """,
+      db,
+    ]
+    try damage.run()
+    damage.waitUntilExit()
+    #expect(damage.terminationStatus == 0)
+
+    d = try DaemonProcess(["--simulate", "zebra=zpl"], directory: home)
+    defer { d.stop() }
+    let r = try d.client()
+    let active = try r.call("alerts.active", [:], as: AlertsResult.self).alerts
+    #expect(active.map(\.id) == ["saveError:settings:alert-journal-data"])
+    let result = try r.call("subscribe", ["since": 0], as: SubscribeResult.self)
+    #expect(result.gap == true, "event 2 cannot be read back")
+    let replay = try r.alerts(through: result.seq)
+    #expect(replay.filter { $0.seq <= 4 } == [seen[0], seen[2], seen[3]])
+    #expect(replay.allSatisfy { $0.seq < 1 << 53 }, "the bogus seqs are not continued from")
+  }
+}
+
 /// The journal or the sequence cannot be written, for real: a full disk (tmpfs), a state
 /// file system that turns read-only under labeld (ext4 on a loop device, its error
 /// behaviour `remount-ro`), a database that cannot be opened. Mounting needs root.
