@@ -2,26 +2,6 @@ import Foundation
 import LabelCore
 import Synchronization
 
-/// Something that receives the channel's notifications: a client connection.
-///
-/// `deliver` is called with the channel's lock held, so that every subscriber sees events
-/// in seq order; it must queue and return, never block, and never call back into the channel.
-protocol EventSubscriber: AnyObject, Sendable {
-  var subscriberID: UInt64 { get }
-  func deliver(_ message: OutboundMessage)
-  /// The subscription starts after `seq`: the point an `overflow` resumes from if no alert
-  /// has been written to this subscriber yet.
-  func subscribed(after seq: UInt64)
-  /// How many replayed events the subscriber can take now without exceeding its bound.
-  var replayBudget: Int { get }
-  /// Whether a replay is still in progress: the subscriber asks for more (`pump`) as its
-  /// queue drains.
-  func setCatchingUp(_ catchingUp: Bool)
-  /// Events it had yet to replay were dropped by retention: overflow, so it resumes and
-  /// learns of the gap.
-  func overflowNow()
-}
-
 /// The one alert channel, and the fan-out of job and printer notifications.
 ///
 /// Alerts of both kinds (`printerError`, `saveError`) get their seq under one lock and reach
@@ -33,16 +13,9 @@ protocol EventSubscriber: AnyObject, Sendable {
 /// event a client has seen is in the replay after any crash, or the replay says `gap`.
 /// The lock never waits for I/O; the writer calls back (`markWritten`, `release`).
 final class EventChannel: Sendable {
-  private struct Subscription {
-    let subscriber: any EventSubscriber
-    var topics: Set<Topic>
-    /// While replaying: the last seq handed over. Live alerts wait in the journal until
-    /// the replay reaches them, so replay and live never overlap or leave a hole.
-    var cursor: UInt64?
-  }
   private struct State {
     var journal: AlertJournal
-    var subscriptions: [UInt64: Subscription] = [:]
+    var subscribers = SubscriberSet()
     /// Seqs up to here have been fanned out (or never existed: the reserved block a crash
     /// skipped): replays go no further, and `waitForDelivery` waits for it.
     var delivered: UInt64
@@ -170,8 +143,11 @@ final class EventChannel: Sendable {
       let from = max(s.written, s.journal.droppedThrough)
       let events = Array(s.journal.events(after: from, through: s.journal.latestSeq))
       guard !events.isEmpty else { return nil }
-      let forget = s.journal.droppedThrough >= s.forgotten + 256 ? s.journal.droppedThrough : nil
-      return JournalBatch(events: events, forgetThrough: forget)
+      // Rows retention dropped go now and then; at once when unwritten events were dropped
+      // too, so the journal on disk never has older events below a hole.
+      let dropped = s.journal.droppedThrough
+      let forget = dropped >= s.forgotten + 256 || s.written < dropped ? dropped : nil
+      return JournalBatch(events: events, forgetThrough: forget, droppedThrough: dropped)
     }
   }
 
@@ -216,12 +192,7 @@ final class EventChannel: Sendable {
   {
     let target = min(seq, s.journal.latestSeq)
     guard target > s.delivered else { return [] }
-    let live = s.subscriptions.values.filter { $0.topics.contains(.alerts) && $0.cursor == nil }
-    for event in s.journal.events(after: s.delivered, through: target) where !live.isEmpty {
-      let message = OutboundMessage(
-        bytes: Wire.notification(.alert, event), kind: .notification, alertSeq: event.seq)
-      for sub in live { sub.subscriber.deliver(message) }
-    }
+    s.subscribers.deliver(s.journal.events(after: s.delivered, through: target))
     s.delivered = target
     s.newest = target  // every seq of this run is an event
     s.journal.keepAfter = target
@@ -264,77 +235,42 @@ final class EventChannel: Sendable {
 
   /// Job and printer notifications are not journaled: they go out at once.
   private func publish(_ topic: Topic, _ encode: () -> [UInt8]) {
-    state.withLock { s in
-      var message: OutboundMessage?
-      for sub in s.subscriptions.values where sub.topics.contains(topic) {
-        if message == nil {
-          message = OutboundMessage(bytes: encode(), kind: .notification, alertSeq: nil)
-        }
-        sub.subscriber.deliver(message!)
-      }
-    }
+    state.withLock { $0.subscribers.publish(topic, encode) }
   }
 
   // MARK: subscriptions
 
-  /// Subscribes (or re-subscribes with new topics): queues the response line made by
-  /// `respond`, then replays every retained alert after `since` in chunks the subscriber
-  /// can take, then streams live events. Both happen under the lock, from one cursor, so
-  /// there is no gap and no duplicate between replay and live. The result's seq is the
-  /// newest delivered event's (0 when there is none), so a replay always reaches it.
+  /// Subscribes (or re-subscribes with new topics): the response, then the replay after
+  /// `since`, then live events, all under the lock from one cursor, so there is no gap and
+  /// no duplicate between replay and live. The result's seq is the newest delivered
+  /// event's (0 when there is none), so a replay always reaches it.
   func subscribe(
     _ subscriber: any EventSubscriber, topics: Set<Topic>, since: UInt64?,
     respond: (SubscribeResult) -> [UInt8]
   ) {
     state.withLock { s in
-      let newest = s.newest
-      let replaying = since != nil && topics.contains(.alerts)
-      let gap = replaying && s.journal.gap(since: since!, newest: newest)
-      let result = SubscribeResult(seq: newest, gap: gap ? true : nil)
-      let start = replaying ? max(since!, gap ? s.journal.droppedThrough : 0) : newest
-      subscriber.subscribed(after: topics.contains(.alerts) ? (since ?? start) : 0)
-      subscriber.deliver(OutboundMessage(bytes: respond(result), kind: .response, alertSeq: nil))
-      s.subscriptions[subscriber.subscriberID] = Subscription(
-        subscriber: subscriber, topics: topics, cursor: replaying ? min(start, newest) : nil)
-      pump(subscriber.subscriberID, in: &s)
+      s.subscribers.subscribe(
+        subscriber, topics: topics, since: since, journal: s.journal, newest: s.newest,
+        delivered: s.delivered, respond: respond)
     }
   }
 
   /// Hands a replaying subscriber its next chunk (called again as its queue drains).
   func pump(_ id: UInt64) {
-    state.withLock { pump(id, in: &$0) }
-  }
-
-  private func pump(_ id: UInt64, in s: inout State) {
-    guard let sub = s.subscriptions[id], var cursor = sub.cursor else { return }
-    if cursor < s.journal.droppedThrough {
-      s.subscriptions[id] = nil
-      sub.subscriber.overflowNow()
-      return
-    }
-    let budget = sub.subscriber.replayBudget
-    let (events, _) = s.journal.events(since: cursor, limit: budget, through: s.delivered)
-    for event in events {
-      sub.subscriber.deliver(
-        OutboundMessage(bytes: Wire.notification(.alert, event), kind: .replay, alertSeq: event.seq)
-      )
-      cursor = event.seq
-    }
-    // Fewer than asked for: there is nothing more up to the delivered mark.
-    let caughtUp = events.count < budget || cursor >= s.delivered
-    s.subscriptions[id]?.cursor = caughtUp ? nil : cursor
-    sub.subscriber.setCatchingUp(!caughtUp)
+    state.withLock { s in s.subscribers.pump(id, journal: s.journal, delivered: s.delivered) }
   }
 
   func unsubscribe(_ id: UInt64) {
-    _ = state.withLock { $0.subscriptions.removeValue(forKey: id) }
+    state.withLock { $0.subscribers.remove(id) }
   }
 
-  var subscriberCount: Int { state.withLock { $0.subscriptions.count } }
+  var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 }
 
 /// Events for one journal transaction, oldest first, and retention's rows to delete with it.
 struct JournalBatch: Sendable {
   var events: [AlertEvent]
   var forgetThrough: UInt64?
+  /// Retention's mark: a replay from before it reports a gap without help.
+  var droppedThrough: UInt64 = 0
 }

@@ -133,6 +133,8 @@ final class JournalWriter: @unchecked Sendable {
   private func write(_ batch: JournalBatch, to channel: EventChannel) {
     let range = batch.events.first!.seq...batch.events.last!.seq
     seen = max(seen, range.upperBound)
+    // Retention is past what earlier runs lost: a replay from there says gap anyway.
+    if let l = lost, batch.droppedThrough >= l.upperBound { lost = nil }
     reserve(through: range.upperBound)
     let outcome = Mutex<SaveFailure??>(nil)
     persistence.write(batch.events, forgetThrough: batch.forgetThrough) { failure in
