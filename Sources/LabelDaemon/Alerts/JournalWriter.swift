@@ -58,6 +58,8 @@ final class JournalWriter: @unchecked Sendable {
   /// The newest seq handed to a write: what is newer makes a new batch.
   private var seen: UInt64 = 0
   private var retry: Duration?
+  /// A write has not returned and the writer stopped waiting for it (stopping).
+  private var abandoned = false
   private var failing = false
   private var recordFailing = false
 
@@ -142,7 +144,10 @@ final class JournalWriter: @unchecked Sendable {
       self.wakeup.signal()
     }
     // Stopping while the write is still out: `finish` seals with the range as a gap.
-    guard let result = awaitOutcome(outcome, of: range, channel) else { return }
+    guard let result = awaitOutcome(outcome, of: range, channel) else {
+      abandoned = true
+      return
+    }
     if let failure = result {
       if !failing {
         failing = true
@@ -247,7 +252,8 @@ final class JournalWriter: @unchecked Sendable {
   /// is recorded as a gap; the seal says the last seq used, so a clean restart continues
   /// without a jump.
   private func finish(_ channel: EventChannel) {
-    if let batch = channel.takeBatch(newerThan: nil) { write(batch, to: channel) }
+    // Not behind a write that never returned: it would only wait for it again.
+    if !abandoned, let batch = channel.takeBatch(newerThan: nil) { write(batch, to: channel) }
     let (written, latest) = channel.journalMarks()
     if written < latest { unconfirmed = hull(unconfirmed, (written + 1)...latest) }
     wanted = latest
