@@ -64,21 +64,20 @@ public final class Daemon: Sendable {
 
     store = StateStore(
       directory: config.stateDirectory, busyTimeoutMS: config.busyTimeoutMS, log: log)
-    let alertStore = AlertStore(store: store)
-    var journal = AlertJournal(
-      maxCount: config.alertRetentionCount, maxAge: config.alertRetentionAge)
     jobStore = JobStore(store: store)
+    var storeOpened = true
     do {
       try store.open()
-      journal = try alertStore.load(
-        maxCount: config.alertRetentionCount, maxAge: config.alertRetentionAge)
       try jobStore.load()
     } catch {
       // labeld still starts: it serves printers and reads, and every save answers (and
       // raises) `unavailable` until the store can be opened.
       log.error("store: \(error.message); saves will fail until it can be opened")
+      storeOpened = false
     }
-    let channel = EventChannel(journal: journal, persistence: alertStore, log: log)
+    let channel = AlertChannelSetup.make(
+      store: store, storeOpened: storeOpened, config: config,
+      runtimeDirectory: Self.runtimeDirectory(socketPath: config.socketPath), log: log)
     let registry = PrinterRegistry()
     let saveErrors = SaveErrors(channel: channel)
     for spec in config.simulated {
@@ -224,7 +223,7 @@ public final class Daemon: Sendable {
     cutoff.cancel()
     await services.usb?.stop()
     store.drain()
-    services.channel.sealSequence()
+    services.channel.stopJournal(timeout: .seconds(5))
     store.close()
   }
 
@@ -287,6 +286,16 @@ public final class Daemon: Sendable {
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
       store.ping { done.resume() }
     }
+  }
+
+  /// Where the alert sequence's mirror goes: systemd's `$RUNTIME_DIRECTORY` (the first
+  /// one), else the socket's directory.
+  static func runtimeDirectory(socketPath: String) -> String? {
+    if let dirs = SocketPath.processEnvironment["RUNTIME_DIRECTORY"], !dirs.isEmpty {
+      return dirs.split(separator: ":").first.map(String.init)
+    }
+    let dir = URL(fileURLWithPath: socketPath).deletingLastPathComponent().path
+    return dir.isEmpty ? nil : dir
   }
 
   /// A socket passed by systemd (LISTEN_FDS) as it is, else a fresh one at `path`.

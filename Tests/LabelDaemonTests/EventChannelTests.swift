@@ -18,8 +18,27 @@ final class RecordingSubscriber: EventSubscriber, Sendable {
   }
   func deliver(_ message: OutboundMessage) {
     guard !message.bytes.isEmpty else { return }  // as Connection does
+    if let seq = message.alertSeq, let check = hook.withLock({ $0 }) { check(seq) }
     state.withLock { $0.lines.append(message.bytes) }
+    if message.alertSeq != nil { alertLines.withLock { $0.append(message.bytes) } }
   }
+  private let alertLines = Mutex<[[UInt8]]>([])
+  /// The alert events received, decoded without going through `JSONValue` (whose decoding
+  /// throws and catches on the way, which Swift Testing makes slow in a polling loop).
+  var alertEvents: [AlertEvent] {
+    struct Line: Decodable { var params: AlertEvent }
+    return alertLines.withLock { $0 }.compactMap {
+      try? LabelJSON.decoder().decode(Line.self, from: Data($0)).params
+    }
+  }
+  var deliveredSeqs: [UInt64] { alertEvents.map(\.seq) }
+  /// Called with each alert's seq as it is delivered (under the channel's lock).
+  private let hook = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
+  var onDeliver: (@Sendable (UInt64) -> Void)? {
+    get { hook.withLock { $0 } }
+    set { hook.withLock { $0 = newValue } }
+  }
+  var lines: [[UInt8]] { state.withLock { $0.lines } }
   func subscribed(after seq: UInt64) { state.withLock { $0.after = seq } }
   var replayBudget: Int { state.withLock { $0.budget } }
   func setCatchingUp(_ c: Bool) { state.withLock { $0.catchingUp = c } }

@@ -5,16 +5,24 @@ import LabelCore
 /// events for `since` replay, and the active set keyed by alert id.
 ///
 /// Retention is by count and by age; what falls out is remembered as `droppedThrough` so a
-/// replay from before it reports a gap.
+/// replay from before it reports a gap. Events a previous run may have delivered without
+/// journaling them (or whose rows could not be read back) are `lost`: a replay over them
+/// reports a gap too, never a silent hole.
 struct AlertJournal {
+  /// The last seq handed out (not necessarily delivered yet: see `EventChannel`).
   private(set) var latestSeq: UInt64
   private var retained: [AlertEvent] = []
   private var head = 0
   private(set) var active: [String: AlertEvent] = [:]
   /// The highest seq no longer retained (0 when nothing has been dropped).
   private(set) var droppedThrough: UInt64
+  /// Seqs that may have reached clients but are not in the journal (from a previous run).
+  private(set) var lost: ClosedRange<UInt64>?
   var maxCount: Int
   var maxAge: TimeInterval
+  /// Events after this seq are kept whatever retention says: they have not reached
+  /// subscribers yet (the channel moves it as it delivers).
+  var keepAfter: UInt64 = .max
 
   init(latestSeq: UInt64 = 0, maxCount: Int = 10_000, maxAge: TimeInterval = 7 * 86_400) {
     self.latestSeq = latestSeq
@@ -23,14 +31,18 @@ struct AlertJournal {
     self.maxAge = maxAge
   }
 
-  /// A journal as it was stored: `events` oldest first, `active` the active set.
+  /// A journal as it was stored: `events` oldest first (seqs ≥ 1, increasing, at most
+  /// `latestSeq`), `active` the active set, `lost` what a replay cannot give back.
   init(
-    restoring events: [AlertEvent], active: [AlertEvent], latestSeq: UInt64, maxCount: Int,
-    maxAge: TimeInterval
+    restoring events: [AlertEvent], active: [AlertEvent], latestSeq: UInt64,
+    lost: ClosedRange<UInt64>? = nil, maxCount: Int, maxAge: TimeInterval
   ) {
     self.init(latestSeq: latestSeq, maxCount: maxCount, maxAge: maxAge)
     retained = events
-    droppedThrough = events.first.map { $0.seq - 1 } ?? latestSeq
+    // Before the oldest retained event nothing can be replayed; with none retained, nothing
+    // up to now can (the store may hold events this run could not read).
+    if let first = events.first { droppedThrough = first.seq > 0 ? first.seq - 1 : 0 }
+    self.lost = lost
     for event in active { self.active[event.id] = event }
     prune(now: Date())
   }
@@ -61,26 +73,48 @@ struct AlertJournal {
   /// Active alerts, oldest first.
   var activeEvents: [AlertEvent] { active.values.sorted { $0.seq < $1.seq } }
 
-  /// Every retained event with `seq > since`, oldest first, and whether some events after
-  /// `since` are no longer retained (or `since` is from a sequence this journal never had).
-  func events(since: UInt64, limit: Int = .max) -> (events: [AlertEvent], gap: Bool) {
-    let gap = since < droppedThrough || since > latestSeq
-    let slice = retained[head...]
-    // Events are in seq order: binary-search the first one after `since`.
-    var lo = slice.startIndex
-    var hi = slice.endIndex
+  /// Whether a replay of everything after `since` would miss events: some were dropped by
+  /// retention or lost by a previous run, or `since` is newer than anything published
+  /// (`newest`), so it comes from a sequence this journal never had.
+  func gap(since: UInt64, newest: UInt64) -> Bool {
+    since < droppedThrough || since > newest || (lost.map { since < $0.upperBound } ?? false)
+  }
+
+  /// Every retained event with `since < seq ≤ through`, oldest first, at most `limit`,
+  /// and whether a replay from `since` misses events (`gap(since:newest:)`).
+  func events(since: UInt64, limit: Int = .max, through: UInt64 = .max) -> (
+    events: [AlertEvent], gap: Bool
+  ) {
+    let newest = min(through, latestSeq)
+    let lo = firstIndex(after: since)
+    var end = lo
+    while end < retained.count && end - lo < limit && retained[end].seq <= newest { end += 1 }
+    return (Array(retained[lo..<end]), gap(since: since, newest: newest))
+  }
+
+  /// Retained events with `after < seq ≤ through` (the journal writer's next batch).
+  func events(after: UInt64, through: UInt64) -> ArraySlice<AlertEvent> {
+    let lo = firstIndex(after: after)
+    var end = lo
+    while end < retained.count && retained[end].seq <= through { end += 1 }
+    return retained[lo..<end]
+  }
+
+  /// Events are in seq order: binary-search the first retained one after `seq`.
+  private func firstIndex(after seq: UInt64) -> Int {
+    var lo = head
+    var hi = retained.count
     while lo < hi {
       let mid = (lo + hi) / 2
-      if retained[mid].seq <= since { lo = mid + 1 } else { hi = mid }
+      if retained[mid].seq <= seq { lo = mid + 1 } else { hi = mid }
     }
-    let end = limit >= retained.count - lo ? retained.count : lo + limit
-    return (Array(retained[lo..<end]), gap)
+    return lo
   }
 
   /// Drops events beyond the count limit or older than the age limit.
   mutating func prune(now: Date) {
     let cutoff = now.addingTimeInterval(-maxAge)
-    while head < retained.count
+    while head < retained.count && retained[head].seq <= keepAfter
       && (retained.count - head > maxCount || retained[head].time < cutoff)
     {
       droppedThrough = retained[head].seq
@@ -90,6 +124,8 @@ struct AlertJournal {
       retained.removeFirst(head)
       head = 0
     }
+    // Once retention is past the lost seqs, `droppedThrough` reports the gap alone.
+    if let lost, droppedThrough >= lost.upperBound { self.lost = nil }
   }
 
   private mutating func append(_ alert: Alert, state: AlertState, at time: Date) -> AlertEvent {

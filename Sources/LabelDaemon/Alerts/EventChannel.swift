@@ -2,140 +2,112 @@ import Foundation
 import LabelCore
 import Synchronization
 
-/// Something that receives the channel's notifications: a client connection.
-///
-/// `deliver` is called with the channel's lock held, so that every subscriber sees events
-/// in seq order; it must queue and return, never block, and never call back into the channel.
-protocol EventSubscriber: AnyObject, Sendable {
-  var subscriberID: UInt64 { get }
-  func deliver(_ message: OutboundMessage)
-  /// The subscription starts after `seq`: the point an `overflow` resumes from if no alert
-  /// has been written to this subscriber yet.
-  func subscribed(after seq: UInt64)
-  /// How many replayed events the subscriber can take now without exceeding its bound.
-  var replayBudget: Int { get }
-  /// Whether a replay is still in progress: the subscriber asks for more (`pump`) as its
-  /// queue drains.
-  func setCatchingUp(_ catchingUp: Bool)
-  /// Events it had yet to replay were dropped by retention: overflow, so it resumes and
-  /// learns of the gap.
-  func overflowNow()
-}
-
 /// The one alert channel, and the fan-out of job and printer notifications.
 ///
-/// Alerts of both kinds (`printerError`, `saveError`) get their seq and reach every
-/// subscriber under one lock, so two alerts raised in one flow arrive in the order they
-/// were raised, to everyone, and neither can hide the other.
+/// Alerts of both kinds (`printerError`, `saveError`) get their seq under one lock and reach
+/// every subscriber under it, in seq order, so two alerts raised in one flow arrive in the
+/// order they were raised, to everyone, and neither can hide the other.
+///
+/// With a `JournalWriter`, an event is delivered only once the journal has it (or, when the
+/// journal fails or stalls, once the sequence file records that it may be missing): an
+/// event a client has seen is in the replay after any crash, or the replay says `gap`.
+/// The lock never waits for I/O; the writer calls back (`markWritten`, `release`).
 final class EventChannel: Sendable {
-  private struct Subscription {
-    let subscriber: any EventSubscriber
-    var topics: Set<Topic>
-    /// While replaying: the last seq handed over. Live alerts wait in the journal until
-    /// the replay reaches them, so replay and live never overlap or leave a hole.
-    var cursor: UInt64?
-  }
   private struct State {
     var journal: AlertJournal
-    var subscriptions: [UInt64: Subscription] = [:]
-    /// Seqs up to here are reserved on disk (never handed out again after a restart).
-    var reservedThrough: UInt64
-    var persistedSinceForget = 0
+    var subscribers = SubscriberSet()
+    /// Seqs up to here have been fanned out (or never existed: the reserved block a crash
+    /// skipped): replays go no further, and `waitForDelivery` waits for it.
+    var delivered: UInt64
+    /// The newest event fanned out (or stored by the last run): `subscribe`'s seq.
+    var newest: UInt64
+    /// Events up to here are in the journal on disk.
+    var written: UInt64
+    /// Journal rows up to here have been deleted (retention).
+    var forgotten: UInt64
+    /// Whether events go through the writer (false without one, and after it stopped).
+    var journaled: Bool
+    /// The writer has been woken for events it has not looked at yet.
+    var writerWoken = false
+    /// `waitForDelivery` callers and the seq each waits for.
+    var waiters: [(seq: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
   }
   private let state: Mutex<State>
   private let log: Logger
-  private let persistence: (any AlertPersistence)?
+  private let writer: JournalWriter?
 
+  /// `newest`: the newest event already published (a restored journal's newest stored
+  /// event); everything the journal holds up to `latestSeq` is on disk already.
   init(
-    journal: AlertJournal = AlertJournal(), persistence: (any AlertPersistence)? = nil, log: Logger
+    journal: AlertJournal = AlertJournal(), newest: UInt64? = nil, writer: JournalWriter? = nil,
+    log: Logger
   ) {
+    var journal = journal
+    journal.keepAfter = journal.latestSeq
     self.state = Mutex(
-      State(journal: journal, reservedThrough: persistence == nil ? .max : journal.latestSeq))
+      State(
+        journal: journal, delivered: journal.latestSeq,
+        newest: writer == nil ? journal.latestSeq : min(newest ?? 0, journal.latestSeq),
+        written: journal.latestSeq,
+        forgotten: journal.droppedThrough, journaled: writer != nil))
     self.log = log
-    self.persistence = persistence
+    self.writer = writer
+    writer?.start(feeding: self)
   }
 
-  /// Seqs are reserved on disk in blocks, so reserving costs one write per block.
-  private static let reservationBlock: UInt64 = 1024
-
-  /// Records a new event: reserves its seq first if needed, queues the write, and forgets
-  /// what retention dropped now and then. Under the lock, so writes go in seq order.
-  private func persist(_ event: AlertEvent, in s: inout State) {
-    guard let persistence else { return }
-    persistence.append(event)
-    s.persistedSinceForget += 1
-    if s.persistedSinceForget >= 256 {
-      s.persistedSinceForget = 0
-      persistence.forget(through: s.journal.droppedThrough)
-    }
-  }
-
-  /// On a clean stop, after every event is written: the reservation shrinks back to the
-  /// last seq used, so the sequence continues without a jump.
-  func sealSequence() {
-    state.withLock { s in
-      guard let persistence else { return }
-      s.reservedThrough = s.journal.latestSeq
-      persistence.reserve(through: s.journal.latestSeq)
-    }
-  }
-
-  /// Called before the journal hands out the next seq.
-  private func reserveNextSeq(in s: inout State) {
-    guard let persistence, s.journal.latestSeq + 1 > s.reservedThrough else { return }
-    s.reservedThrough = s.journal.latestSeq + Self.reservationBlock
-    persistence.reserve(through: s.reservedThrough)
-  }
+  deinit { writer?.requestStop() }
 
   // MARK: alerts
 
   /// Raises (or updates) an alert. Returns the event, or the active one when unchanged.
   @discardableResult
   func raise(_ alert: Alert) -> AlertEvent {
-    let (event, isNew) = state.withLock { s in
-      reserveNextSeq(in: &s)
-      if let event = s.journal.raise(alert, at: Date()) {
-        persist(event, in: &s)
-        fanOut(event, in: &s)
-        return (event, true)
-      }
-      return (s.journal.active[alert.id]!, false)
+    var unchanged: AlertEvent?
+    let event = record { s in
+      if let event = s.journal.raise(alert, at: Date()) { return event }
+      unchanged = s.journal.active[alert.id]  // the journal returns nil only for this one
+      return nil
     }
-    if isNew { logEvent(event) }
-    return event
+    return event ?? unchanged!
   }
 
   /// Clears the active alert `id`, if any: its condition went away.
   @discardableResult
   func clear(id: String) -> AlertEvent? {
-    let event: AlertEvent? = state.withLock { s in
-      reserveNextSeq(in: &s)
-      guard let event = s.journal.clear(id: id, at: Date()) else { return nil }
-      persist(event, in: &s)
-      fanOut(event, in: &s)
-      return event
-    }
-    if let event { logEvent(event) }
-    return event
+    record { s in s.journal.clear(id: id, at: Date()) }
   }
 
   /// A client acknowledged the alert. False for an unknown or inactive id.
   func dismiss(id: String) -> Bool {
-    let event: AlertEvent? = state.withLock { s in
-      reserveNextSeq(in: &s)
-      guard let event = s.journal.dismiss(id: id, at: Date()) else { return nil }
-      persist(event, in: &s)
-      fanOut(event, in: &s)
-      return event
-    }
+    record { s in s.journal.dismiss(id: id, at: Date()) } != nil
+  }
+
+  /// Gives a new event its seq (in `change`), then delivers it at once without a writer, or
+  /// wakes the writer; never any I/O under the lock.
+  private func record(_ change: (inout State) -> AlertEvent?) -> AlertEvent? {
+    let (event, wake, ready): (AlertEvent?, Bool, [CheckedContinuation<Void, Never>]) =
+      state.withLock { s in
+        guard let event = change(&s) else { return (nil, false, []) }
+        if !s.journaled {
+          s.written = event.seq
+          return (event, false, deliver(through: event.seq, in: &s))
+        }
+        defer { s.writerWoken = true }
+        return (event, !s.writerWoken, [])
+      }
+    for c in ready { c.resume() }
+    if wake { writer?.wake() }
     if let event { logEvent(event) }
-    return event != nil
+    return event
   }
 
   func activeEvent(id: String) -> AlertEvent? { state.withLock { $0.journal.active[id] } }
 
   var active: [AlertEvent] { state.withLock { $0.journal.activeEvents } }
+  /// The last seq handed out (delivered or not).
   var latestSeq: UInt64 { state.withLock { $0.journal.latestSeq } }
+  /// The newest event subscribers have been given.
+  var newestDelivered: UInt64 { state.withLock { $0.newest } }
 
   /// Changes how many alert events (and for how long) are kept for replay (SIGHUP); the
   /// journal trims to the new limits with its next event.
@@ -146,14 +118,95 @@ final class EventChannel: Sendable {
     }
   }
 
-  /// Queues the event for every alert subscriber. Called with the lock held: this is what
-  /// puts one order on the channel.
-  private func fanOut(_ event: AlertEvent, in s: inout State) {
-    let message = OutboundMessage(
-      bytes: Wire.notification(.alert, event), kind: .notification, alertSeq: event.seq)
-    for sub in s.subscriptions.values where sub.topics.contains(.alerts) && sub.cursor == nil {
-      sub.subscriber.deliver(message)
+  /// Returns once every event raised before the call has been delivered: a response waits
+  /// for it, so the notifications a request caused are queued before its response.
+  func waitForDelivery() async {
+    await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+      let ready = state.withLock { s in
+        if s.delivered >= s.journal.latestSeq { return true }
+        s.waiters.append((s.journal.latestSeq, c))
+        return false
+      }
+      if ready { c.resume() }
     }
+  }
+
+  // MARK: the journal writer's side
+
+  /// Events the writer has not written yet (after the written mark, or after what
+  /// retention dropped), and rows to forget with them; nil when nothing is newer than
+  /// `seenThrough` (pass nil to take the unwritten events again, for a retry).
+  func takeBatch(newerThan seenThrough: UInt64?) -> JournalBatch? {
+    state.withLock { s in
+      s.writerWoken = false
+      if let seenThrough, s.journal.latestSeq <= seenThrough { return nil }
+      let from = max(s.written, s.journal.droppedThrough)
+      let events = Array(s.journal.events(after: from, through: s.journal.latestSeq))
+      guard !events.isEmpty else { return nil }
+      // Rows retention dropped go now and then; at once when unwritten events were dropped
+      // too, so the journal on disk never has older events below a hole.
+      let dropped = s.journal.droppedThrough
+      let forget = dropped >= s.forgotten + 256 || s.written < dropped ? dropped : nil
+      return JournalBatch(events: events, forgetThrough: forget, droppedThrough: dropped)
+    }
+  }
+
+  /// The newest seq, for a writer that delivers without the journal while it stalls.
+  func latestForWriter() -> UInt64 {
+    state.withLock { s in
+      s.writerWoken = false
+      return s.journal.latestSeq
+    }
+  }
+
+  /// The written mark and the last seq handed out (the seal).
+  func journalMarks() -> (written: UInt64, latest: UInt64) {
+    state.withLock { ($0.written, $0.journal.latestSeq) }
+  }
+
+  /// The journal has every event through `seq` (and forgot rows through `forgot`):
+  /// delivers them.
+  func markWritten(through seq: UInt64, forgot: UInt64?) {
+    let ready = state.withLock { s in
+      s.written = max(s.written, seq)
+      if let forgot { s.forgotten = max(s.forgotten, forgot) }
+      return deliver(through: seq, in: &s)
+    }
+    for c in ready { c.resume() }
+  }
+
+  /// Delivers events through `seq` that the journal may not have (it failed or stalls, and
+  /// the sequence file records the range); `stopJournal` delivers everything after it.
+  func release(through seq: UInt64, stopJournaling: Bool = false) {
+    let ready = state.withLock { s in
+      if stopJournaling { s.journaled = false }
+      return deliver(through: seq, in: &s)
+    }
+    for c in ready { c.resume() }
+  }
+
+  /// Fans out every event after the delivered mark through `seq`, in order, and returns
+  /// the waiters to resume (after the lock). Called with the lock held: this is what puts
+  /// one order on the channel.
+  private func deliver(through seq: UInt64, in s: inout State) -> [CheckedContinuation<Void, Never>]
+  {
+    let target = min(seq, s.journal.latestSeq)
+    guard target > s.delivered else { return [] }
+    s.subscribers.deliver(s.journal.events(after: s.delivered, through: target))
+    s.delivered = target
+    s.newest = target  // every seq of this run is an event
+    s.journal.keepAfter = target
+    guard !s.waiters.isEmpty else { return [] }
+    let ready = s.waiters.filter { $0.seq <= target }.map(\.continuation)
+    s.waiters.removeAll { $0.seq <= target }
+    return ready
+  }
+
+  /// Stops the writer after a last attempt to write, delivers whatever is left and seals
+  /// the sequence (clean stop). Later events are delivered without the journal.
+  func stopJournal(timeout: Duration) {
+    writer?.stop(timeout: timeout)
+    release(through: .max, stopJournaling: true)
   }
 
   /// Logged outside the lock: a slow log reader must never hold up the channel.
@@ -180,69 +233,44 @@ final class EventChannel: Sendable {
     publish(.printers) { Wire.notification(.printer, printer) }
   }
 
+  /// Job and printer notifications are not journaled: they go out at once.
   private func publish(_ topic: Topic, _ encode: () -> [UInt8]) {
-    state.withLock { s in
-      var message: OutboundMessage?
-      for sub in s.subscriptions.values where sub.topics.contains(topic) {
-        if message == nil {
-          message = OutboundMessage(bytes: encode(), kind: .notification, alertSeq: nil)
-        }
-        sub.subscriber.deliver(message!)
-      }
-    }
+    state.withLock { $0.subscribers.publish(topic, encode) }
   }
 
   // MARK: subscriptions
 
-  /// Subscribes (or re-subscribes with new topics): queues the response line made by
-  /// `respond`, then replays every retained alert after `since` in chunks the subscriber
-  /// can take, then streams live events. Both happen under the lock, from one cursor, so
-  /// there is no gap and no duplicate between replay and live.
+  /// Subscribes (or re-subscribes with new topics): the response, then the replay after
+  /// `since`, then live events, all under the lock from one cursor, so there is no gap and
+  /// no duplicate between replay and live. The result's seq is the newest delivered
+  /// event's (0 when there is none), so a replay always reaches it.
   func subscribe(
     _ subscriber: any EventSubscriber, topics: Set<Topic>, since: UInt64?,
     respond: (SubscribeResult) -> [UInt8]
   ) {
     state.withLock { s in
-      let replaying = since != nil && topics.contains(.alerts)
-      let gap = replaying && s.journal.events(since: since!, limit: 0).gap
-      let result = SubscribeResult(seq: s.journal.latestSeq, gap: gap ? true : nil)
-      let start = replaying ? max(since!, gap ? s.journal.droppedThrough : 0) : s.journal.latestSeq
-      subscriber.subscribed(after: topics.contains(.alerts) ? (since ?? start) : 0)
-      subscriber.deliver(OutboundMessage(bytes: respond(result), kind: .response, alertSeq: nil))
-      s.subscriptions[subscriber.subscriberID] = Subscription(
-        subscriber: subscriber, topics: topics,
-        cursor: replaying ? min(start, s.journal.latestSeq) : nil)
-      pump(subscriber.subscriberID, in: &s)
+      s.subscribers.subscribe(
+        subscriber, topics: topics, since: since, journal: s.journal, newest: s.newest,
+        delivered: s.delivered, respond: respond)
     }
   }
 
   /// Hands a replaying subscriber its next chunk (called again as its queue drains).
   func pump(_ id: UInt64) {
-    state.withLock { pump(id, in: &$0) }
-  }
-
-  private func pump(_ id: UInt64, in s: inout State) {
-    guard let sub = s.subscriptions[id], var cursor = sub.cursor else { return }
-    if cursor < s.journal.droppedThrough {
-      s.subscriptions[id] = nil
-      sub.subscriber.overflowNow()
-      return
-    }
-    let (events, _) = s.journal.events(since: cursor, limit: sub.subscriber.replayBudget)
-    for event in events {
-      sub.subscriber.deliver(
-        OutboundMessage(bytes: Wire.notification(.alert, event), kind: .replay, alertSeq: event.seq)
-      )
-      cursor = event.seq
-    }
-    let caughtUp = cursor >= s.journal.latestSeq
-    s.subscriptions[id]?.cursor = caughtUp ? nil : cursor
-    sub.subscriber.setCatchingUp(!caughtUp)
+    state.withLock { s in s.subscribers.pump(id, journal: s.journal, delivered: s.delivered) }
   }
 
   func unsubscribe(_ id: UInt64) {
-    _ = state.withLock { $0.subscriptions.removeValue(forKey: id) }
+    state.withLock { $0.subscribers.remove(id) }
   }
 
-  var subscriberCount: Int { state.withLock { $0.subscriptions.count } }
+  var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+}
+
+/// Events for one journal transaction, oldest first, and retention's rows to delete with it.
+struct JournalBatch: Sendable {
+  var events: [AlertEvent]
+  var forgetThrough: UInt64?
+  /// Retention's mark: a replay from before it reports a gap without help.
+  var droppedThrough: UInt64 = 0
 }

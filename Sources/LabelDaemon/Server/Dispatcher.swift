@@ -57,6 +57,7 @@ final class Dispatcher: Sendable {
       reply = try await call(method, params: request["params"], context)
     } catch {
       guard id != nil else { return nil }
+      await services.channel.waitForDelivery()
       if error.code == RPCErrorCode.internalError.rawValue {
         services.log.error("request \(method) from uid \(peer.uid) failed: \(error.message)")
       }
@@ -64,7 +65,11 @@ final class Dispatcher: Sendable {
     }
     guard let id else { return nil }
     switch reply {
-    case .result(let result): return Wire.result(id: id, result)
+    case .result(let result):
+      // Alerts wait for the journal before they are delivered; the ones this request
+      // raised are queued before its response, as without a journal.
+      await services.channel.waitForDelivery()
+      return Wire.result(id: id, result)
     case .sent: return nil
     }
   }

@@ -12,7 +12,12 @@ enum RowCoding {
   }
 
   static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) -> T? {
-    try? LabelJSON.decoder().decode(type, from: Data(bytes))
+    try? decoded(type, bytes)
+  }
+
+  /// Like `decode`, with the reason a row cannot be read, for callers that must report it.
+  static func decoded<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
+    try LabelJSON.decoder().decode(type, from: Data(bytes))
   }
 
   /// A stored row decoded, or why it cannot be (a damaged file, a hand edit, a row from a

@@ -38,16 +38,19 @@ struct SaveFailure: Error, Sendable, Equatable {
       }
     default: reason = .io
     }
-    let text: String
+    self.init(reason: reason, message: "\(Self.summary(reason)) (\(error))")
+  }
+
+  /// What a reason means, in the words of a message.
+  static func summary(_ reason: SaveReason) -> String {
     switch reason {
-    case .storageFull: text = "the disk holding labeld's state is full"
-    case .readOnly: text = "labeld's state is on a read-only file system"
-    case .busy: text = "another process holds a lock on labeld's database"
-    case .io: text = "the database could not be written"
-    case .unavailable: text = "labeld's database cannot be opened"
-    case .conflict: text = "conflicting change"
+    case .storageFull: "the disk holding labeld's state is full"
+    case .readOnly: "labeld's state is on a read-only file system"
+    case .busy: "another process holds a lock on labeld's database"
+    case .io: "the database could not be written"
+    case .unavailable: "labeld's database cannot be opened"
+    case .conflict: "conflicting change"
     }
-    self.init(reason: reason, message: "\(text) (\(error))")
   }
 
   /// What the file system holding `directory` says now, when that explains a failed

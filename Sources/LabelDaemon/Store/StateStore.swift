@@ -69,17 +69,17 @@ final class StateStore: @unchecked Sendable {
     }
   }
 
-  /// Queues `body` without waiting (the alert journal's writes): in order, never blocking
-  /// the caller. A failure is logged, since there is nobody to answer.
-  func enqueue(_ what: String, _ body: @escaping @Sendable (Database) throws(SQLiteError) -> Void) {
+  /// Queues `body` without waiting and hands its outcome to `done` on the store's queue:
+  /// the alert journal's writer, which must not block on a stalled disk (it delivers after
+  /// a deadline instead).
+  func submit(
+    _ body: @escaping @Sendable (Database) throws(SQLiteError) -> Void,
+    done: @escaping @Sendable (SaveFailure?) -> Void
+  ) {
     queue.async {
-      do {
-        let db = try self.connection()
-        try body(db)
-      } catch let error as SQLiteError {
-        self.log.error("store: cannot \(what): \(error)")
-      } catch {
-        self.log.error("store: cannot \(what): \(error)")
+      switch self.perform(body) {
+      case .success: done(nil)
+      case .failure(let failure): done(failure)
       }
     }
   }

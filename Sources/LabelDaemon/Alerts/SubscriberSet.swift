@@ -1,0 +1,104 @@
+import LabelCore
+
+/// Something that receives the channel's notifications: a client connection.
+///
+/// `deliver` is called with the channel's lock held, so that every subscriber sees events
+/// in seq order; it must queue and return, never block, and never call back into the channel.
+protocol EventSubscriber: AnyObject, Sendable {
+  var subscriberID: UInt64 { get }
+  func deliver(_ message: OutboundMessage)
+  /// The subscription starts after `seq`: the point an `overflow` resumes from if no alert
+  /// has been written to this subscriber yet.
+  func subscribed(after seq: UInt64)
+  /// How many replayed events the subscriber can take now without exceeding its bound.
+  var replayBudget: Int { get }
+  /// Whether a replay is still in progress: the subscriber asks for more (`pump`) as its
+  /// queue drains.
+  func setCatchingUp(_ catchingUp: Bool)
+  /// Events it had yet to replay were dropped by retention: overflow, so it resumes and
+  /// learns of the gap.
+  func overflowNow()
+}
+
+/// The channel's subscribers, their topics and replay cursors. No lock of its own: it lives
+/// in the channel's state and every call is made under the channel's lock, which is what
+/// gives every subscriber the same order.
+struct SubscriberSet {
+  private struct Subscription {
+    let subscriber: any EventSubscriber
+    var topics: Set<Topic>
+    /// While replaying: the last seq handed over. Live alerts wait in the journal until
+    /// the replay reaches them, so replay and live never overlap or leave a hole.
+    var cursor: UInt64?
+  }
+  private var all: [UInt64: Subscription] = [:]
+
+  var count: Int { all.count }
+
+  /// Newly delivered alert events (in seq order) to every live alert subscriber; those
+  /// still replaying reach them through their replay.
+  func deliver(_ events: some Sequence<AlertEvent>) {
+    let live = all.values.filter { $0.topics.contains(.alerts) && $0.cursor == nil }
+    guard !live.isEmpty else { return }
+    for event in events {
+      let message = OutboundMessage(
+        bytes: Wire.notification(.alert, event), kind: .notification, alertSeq: event.seq)
+      for sub in live { sub.subscriber.deliver(message) }
+    }
+  }
+
+  /// A job or printer notification, encoded only if someone wants it.
+  func publish(_ topic: Topic, _ encode: () -> [UInt8]) {
+    var message: OutboundMessage?
+    for sub in all.values where sub.topics.contains(topic) {
+      if message == nil {
+        message = OutboundMessage(bytes: encode(), kind: .notification, alertSeq: nil)
+      }
+      sub.subscriber.deliver(message!)
+    }
+  }
+
+  /// Subscribes (or re-subscribes with new topics): queues the response line made by
+  /// `respond`, then replays every retained alert after `since` up to `delivered` in
+  /// chunks the subscriber can take, then it is live. The result's seq is `newest`, the
+  /// newest event published, so a replay always reaches it.
+  mutating func subscribe(
+    _ subscriber: any EventSubscriber, topics: Set<Topic>, since: UInt64?,
+    journal: AlertJournal, newest: UInt64, delivered: UInt64,
+    respond: (SubscribeResult) -> [UInt8]
+  ) {
+    let replaying = since != nil && topics.contains(.alerts)
+    let gap = replaying && journal.gap(since: since!, newest: newest)
+    let result = SubscribeResult(seq: newest, gap: gap ? true : nil)
+    let start = replaying ? max(since!, gap ? journal.droppedThrough : 0) : newest
+    subscriber.subscribed(after: topics.contains(.alerts) ? (since ?? start) : 0)
+    subscriber.deliver(OutboundMessage(bytes: respond(result), kind: .response, alertSeq: nil))
+    all[subscriber.subscriberID] = Subscription(
+      subscriber: subscriber, topics: topics, cursor: replaying ? min(start, newest) : nil)
+    pump(subscriber.subscriberID, journal: journal, delivered: delivered)
+  }
+
+  /// Hands a replaying subscriber its next chunk (called again as its queue drains).
+  mutating func pump(_ id: UInt64, journal: AlertJournal, delivered: UInt64) {
+    guard let sub = all[id], var cursor = sub.cursor else { return }
+    if cursor < journal.droppedThrough {
+      all[id] = nil
+      sub.subscriber.overflowNow()
+      return
+    }
+    let budget = sub.subscriber.replayBudget
+    let (events, _) = journal.events(since: cursor, limit: budget, through: delivered)
+    for event in events {
+      sub.subscriber.deliver(
+        OutboundMessage(bytes: Wire.notification(.alert, event), kind: .replay, alertSeq: event.seq)
+      )
+      cursor = event.seq
+    }
+    // Fewer than asked for: there is nothing more up to the delivered mark.
+    let caughtUp = events.count < budget || cursor >= delivered
+    all[id]?.cursor = caughtUp ? nil : cursor
+    sub.subscriber.setCatchingUp(!caughtUp)
+  }
+
+  mutating func remove(_ id: UInt64) { all[id] = nil }
+}
