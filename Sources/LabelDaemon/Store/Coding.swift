@@ -11,11 +11,7 @@ enum RowCoding {
     }
   }
 
-  static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) -> T? {
-    try? decoded(type, bytes)
-  }
-
-  /// Like `decode`, with the reason a row cannot be read, for callers that must report it.
+  /// A row's value, or the reason it cannot be read (for callers that must report it).
   static func decoded<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
     try LabelJSON.decoder().decode(type, from: Data(bytes))
   }
@@ -26,7 +22,7 @@ enum RowCoding {
     -> StoredRow<T>
   {
     do {
-      return .value(try LabelJSON.decoder().decode(type, from: Data(bytes)))
+      return .value(try decoded(type, bytes))
     } catch {
       return .unreadable(key: key, reason: "\(error)")
     }
