@@ -156,8 +156,10 @@ private final class ByteSource {
 
   func read(into data: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
     guard count <= bytes.count - offset else { return false }
+    guard count > 0 else { return true }
     bytes.withUnsafeBufferPointer { src in
-      data.update(from: src.baseAddress! + offset, count: count)
+      guard let base = src.baseAddress else { return }
+      data.update(from: base + offset, count: count)
     }
     offset += count
     return true

@@ -400,7 +400,7 @@ struct AlertStorageFaultTests {
     try c.call("subscribe")
     let written = c.toggle("sim:zebra", "paused", count: 2)
     let since = try #require(written.last).seq
-    let device = URL(fileURLWithPath: try Self.output("findmnt -no SOURCE '\(state)'"))
+    let device = URL(fileURLWithPath: try Shell.output("findmnt -no SOURCE '\(state)'"))
       .lastPathComponent
     #expect(
       try StorageFaultTests.SmallDisk.sh("echo 1 > /sys/fs/ext4/\(device)/trigger_fs_error") == 0)
@@ -435,15 +435,4 @@ struct AlertStorageFaultTests {
     #expect(try #require(c.toggle("sim:zebra", "offline", count: 1).first).seq > highest)
   }
 
-  static func output(_ command: String) throws -> String {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/bin/sh")
-    p.arguments = ["-c", command]
-    let out = Pipe()
-    p.standardOutput = out
-    try p.run()
-    p.waitUntilExit()
-    return String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      .trimmingCharacters(in: .whitespacesAndNewlines)
-  }
 }

@@ -26,51 +26,27 @@ struct FileSystemErrorTests {
 
     init(_ arguments: [String] = ["--simulate", "zebra=zpl"]) throws {
       try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-      try Self.sh("dd if=/dev/zero of='\(image)' bs=1M count=16 status=none")
-      try Self.sh("mkfs.ext4 -q '\(image)'")
-      try Self.sh("mount -o loop,errors=remount-ro '\(image)' '\(state.path)'")
+      try Shell.check("dd if=/dev/zero of='\(image)' bs=1M count=16 status=none")
+      try Shell.check("mkfs.ext4 -q '\(image)'")
+      try Shell.check("mount -o loop,errors=remount-ro '\(image)' '\(state.path)'")
       daemon = try DaemonProcess(arguments, directory: home)
     }
 
     /// Makes ext4 record an error: with errors=remount-ro it goes read-only at once, with
     /// labeld's files open.
     func failFileSystem() throws {
-      let device = try Self.output("findmnt -n -o SOURCE '\(state.path)'")
+      let device = try Shell.output("findmnt -n -o SOURCE '\(state.path)'")
       let name = URL(fileURLWithPath: device).lastPathComponent
-      try Self.sh("echo labeld-test > /sys/fs/ext4/\(name)/trigger_fs_error")
+      try Shell.check("echo labeld-test > /sys/fs/ext4/\(name)/trigger_fs_error")
     }
 
     deinit {
       daemon?.stop()
-      _ = try? Self.sh("umount '\(state.path)'")
+      _ = try? Shell.run("umount '\(state.path)'")
       unlink(image)
       try? FileManager.default.removeItem(at: home)
     }
 
-    @discardableResult
-    static func sh(_ command: String) throws -> Int32 {
-      let p = Process()
-      p.executableURL = URL(fileURLWithPath: "/bin/sh")
-      p.arguments = ["-c", command]
-      try p.run()
-      p.waitUntilExit()
-      guard p.terminationStatus == 0 else {
-        throw HarnessError.failed("\(command): exit status \(p.terminationStatus)")
-      }
-      return p.terminationStatus
-    }
-
-    static func output(_ command: String) throws -> String {
-      let p = Process()
-      p.executableURL = URL(fileURLWithPath: "/bin/sh")
-      p.arguments = ["-c", command]
-      let pipe = Pipe()
-      p.standardOutput = pipe
-      try p.run()
-      let data = pipe.fileHandleForReading.readDataToEndOfFile()
-      p.waitUntilExit()
-      return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
   }
 
   @Test func fileSystemTurningReadOnlyUnderTheDaemon_savesSayReadOnly() throws {

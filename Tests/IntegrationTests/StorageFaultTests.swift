@@ -33,14 +33,7 @@ struct StorageFaultTests {
     }
 
     @discardableResult
-    static func sh(_ command: String) throws -> Int32 {
-      let p = Process()
-      p.executableURL = URL(fileURLWithPath: "/bin/sh")
-      p.arguments = ["-c", command]
-      try p.run()
-      p.waitUntilExit()
-      return p.terminationStatus
-    }
+    static func sh(_ command: String) throws -> Int32 { try Shell.run(command) }
 
     /// Fills the file system to the last byte.
     func fill() throws {

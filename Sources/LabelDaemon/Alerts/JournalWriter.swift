@@ -133,7 +133,9 @@ final class JournalWriter: @unchecked Sendable {
   }
 
   private func write(_ batch: JournalBatch, to channel: EventChannel) {
-    let range = batch.events.first!.seq...batch.events.last!.seq
+    // `takeBatch` never returns an empty batch.
+    guard let first = batch.events.first, let last = batch.events.last else { return }
+    let range = first.seq...last.seq
     seen = max(seen, range.upperBound)
     // Retention is past what earlier runs lost: a replay from there says gap anyway.
     if let l = lost, batch.droppedThrough >= l.upperBound { lost = nil }
