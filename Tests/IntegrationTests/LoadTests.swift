@@ -156,4 +156,47 @@ import Testing
       #expect(rest == Array((resumeFrom + 1)...total))
     }
   }
+
+  /// A replay that fills labeld's outgoing queue (the socket takes a couple of hundred
+  /// lines at a time) pauses labeld's reading from that client; once the client has read it all, a
+  /// request it sends next is read and answered. (Reading paused by a full queue was
+  /// resumed only when a request was handled, so a client that had sent nothing more
+  /// waited for ever: found by the fuzzer under load.)
+  @Test func readingPausedByAFullQueue_resumesOnceTheClientHasReadIt() throws {
+    try withDaemon { d in
+      let producer = try d.client()
+      try producer.call("subscribe")
+      let events = producer.toggle("sim:zebra", "mediaEmpty", count: 1200).count
+      #expect(events == 1200)
+      let c = try d.client()
+      try c.sendLine(
+        Array(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"since":0}}"#.utf8))
+      // Not reading until labeld has written all its socket takes (the bytes waiting for
+      // us stop growing): the rest of the replay waits in its queue, and it stops reading.
+      var pending: Int32 = -1
+      var steady = 0
+      while steady < 20 {
+        var now: Int32 = 0
+        _ = ioctl(c.fileDescriptor, UInt(FIONREAD), &now)
+        steady = now == pending && now > 0 ? steady + 1 : 0
+        pending = now
+        usleep(10_000)
+      }
+      // Everything up to the last replayed alert, then a request.
+      var alerts = 0
+      while alerts < events {
+        let line: [UInt8]
+        do { line = try c.readLine() } catch {
+          Issue.record("the replay stopped after \(alerts) alerts: \(error)\n\(d.log.suffix(3000))")
+          throw error
+        }
+        if String(decoding: line.prefix(60), as: UTF8.self).contains(#""method":"alert""#) {
+          alerts += 1
+        }
+      }
+      c.timeout = 20
+      let answer = try c.call("hello")
+      #expect(answer["protocol"] == 1)
+    }
+  }
 }

@@ -43,7 +43,7 @@ import Testing
           }
         } catch let failure as ProtocolFuzzer.Failure {
           report("FAILED — replay with LABELD_FUZZ_SEED=\(seed)")
-          Issue.record("\(failure)\n\(d.process.isRunning ? "" : d.log.suffix(3000))")
+          Issue.record("\(failure)\n== labeld log (end)\n\(d.log.suffix(6000))")
           throw failure
         }
       }

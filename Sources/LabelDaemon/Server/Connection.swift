@@ -394,6 +394,7 @@ final class Connection: EventSubscriber, @unchecked Sendable {
         writeSource.resume()
         compact(&s)
         resumeHandlingIfCaughtUp(&s)
+        updateReadPause(&s)
         return
       }
       // EPIPE, ECONNRESET: the peer is gone; nothing more can reach it.
@@ -406,6 +407,9 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     if s.closing { closeNow(&s) }
     requestReplayIfDrained(&s)
     resumeHandlingIfCaughtUp(&s)
+    // Reading paused because answers piled up resumes once they are written, whether or
+    // not a request is waiting to be handled (none may be: the client waited for them).
+    updateReadPause(&s)
   }
 
   /// Takes up requests again once a client that fell behind has read enough.
