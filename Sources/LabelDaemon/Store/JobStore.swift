@@ -58,6 +58,12 @@ final class JobStore: Sendable {
     cache.withLock { $0 = jobs }
   }
 
+  /// A stored time; one that no calendar can write (NaN, centuries away) is the epoch.
+  private static func date(_ seconds: Double) -> Date {
+    seconds.isFinite && abs(seconds) < 1e11
+      ? Date(timeIntervalSince1970: seconds) : Date(timeIntervalSince1970: 0)
+  }
+
   private static func job(from s: Statement) -> Job {
     // Rows are ours, but a damaged or hand-edited file must not crash the daemon: counts
     // are kept in range (the scheduler adds to them), an impossible uid becomes nobody's.
@@ -66,8 +72,7 @@ final class JobStore: Sendable {
       id: s.int(0), printer: s.string(1) ?? "",
       state: JobState(rawValue: s.string(2) ?? "") ?? .aborted,
       copies: copies, printed: min(max(0, s.int(4)), copies),
-      createdAt: Date(timeIntervalSince1970: s.double(5)),
-      updatedAt: Date(timeIntervalSince1970: s.double(6)),
+      createdAt: Self.date(s.double(5)), updatedAt: Self.date(s.double(6)),
       owner: JobOwner(uid: UInt32(exactly: s.int(7)) ?? 65_534))
     if let reason = s.string(8) {
       job.error = JobError(reason: Reason(rawValue: reason) ?? .unknown, message: s.string(9) ?? "")
