@@ -147,18 +147,20 @@ actor PrinterQueue {
       refreshAlert()
       return job
     }
-    if parked.removeValue(forKey: jobID) != nil {
-      // Its good write clears the job's saveError: nothing is held up any more.
-      let job = await updateJob(jobID) { $0.state = .canceled }
-      refreshAlert()
-      return job
-    }
+    // The job in hand first: a parked job may be in hand for another try at reading it,
+    // and only `process` may then end it.
     if current == jobID {
       cancelRequested.insert(jobID)
       await transport.cancel(job: jobID)
       currentSend?.cancel()
       wake()
       return jobs.get(jobID)
+    }
+    if parked.removeValue(forKey: jobID) != nil {
+      // Its good write clears the job's saveError: nothing is held up any more.
+      let job = await updateJob(jobID) { $0.state = .canceled }
+      refreshAlert()
+      return job
     }
     return nil
   }
@@ -197,6 +199,12 @@ actor PrinterQueue {
     do {
       found = try await jobs.record(jobID)
     } catch {
+      if cancelRequested.contains(jobID) {
+        // Cancelled while its document was being read: nothing to hold any more.
+        parked[jobID] = nil
+        _ = await updateJob(jobID) { $0.state = .canceled }
+        return
+      }
       await park(jobID, error)
       return
     }
@@ -286,6 +294,11 @@ actor PrinterQueue {
   /// read or the job is cancelled, and tried again later with back-off (0.5 s doubling to
   /// a minute). The printer goes on with its other jobs meanwhile.
   private func park(_ jobID: Int, _ failure: SaveFailure) async {
+    // A job that ended meanwhile (cancelled) stays ended.
+    guard let job = jobs.get(jobID), !job.state.isTerminal else {
+      parked[jobID] = nil
+      return
+    }
     let first = parked[jobID] == nil
     let wait = min((parked[jobID] ?? .milliseconds(250)) * 2, .seconds(60))
     parked[jobID] = wait
@@ -294,7 +307,7 @@ actor PrinterQueue {
     }
     // Held once (a job held so before a restart stays as it is: its good write would
     // clear the job's saveError only for it to be raised again).
-    if first, jobs.get(jobID)?.state != .held {
+    if first, job.state != .held {
       _ = await updateJob(jobID) {
         $0.state = .held
         $0.error = JobError(
