@@ -97,22 +97,19 @@ struct ProtocolFuzzer {
     .devicesList: [[:]],
   ]
 
-  static let fuzzTemplate: JSONValue = [
-    "name": "fuzz-shelf",
-    "media": ["widthMM": 50.8, "lengthMM": 25.4],
-    "elements": [
-      [
-        "type": "text", "x": 2, "y": 2, "width": 46, "height": 6, "text": "${name}",
-        "weight": "bold",
-      ],
-      [
-        "type": "barcode", "x": 4, "y": 9, "height": 10, "symbology": "ean13", "data": "${barcode}",
-      ],
+  /// The shelf template of the other tests, with a QR code and a line as well.
+  static let fuzzTemplate: JSONValue = {
+    guard case .object(var t) = Fixtures.shelfTemplate,
+      case .array(var elements)? = t["elements"]
+    else { return Fixtures.shelfTemplate }
+    elements += [
       ["type": "barcode", "x": 30, "y": 9, "height": 10, "symbology": "qr", "data": "${sku}"],
-      ["type": "box", "x": 0.5, "y": 0.5, "width": 49.8, "height": 24.4],
       ["type": "line", "x1": 1, "y1": 20, "x2": 49, "y2": 20, "thickness": 0.3],
-    ],
-  ]
+    ]
+    t["name"] = "fuzz-shelf"
+    t["elements"] = .array(elements)
+    return .object(t)
+  }()
 
   /// A 2 x 2 grey PNG, base64.
   static let tinyPNG =
