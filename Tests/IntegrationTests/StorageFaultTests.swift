@@ -189,6 +189,7 @@ struct StorageFaultTests {
       "products.save", ["product": ["sku": "U", "name": "Saved"]], as: ProductSaveResult.self)
     #expect(saved.product.version == 1)
     let active = try c.call("alerts.active", [:], as: AlertsResult.self).alerts.map(\.id)
-    #expect(active == ["saveError:job:new"])  // the product's alert cleared; the job's stays until a job is kept
+    // The product's alert cleared; the job's stays until a job is kept.
+    #expect(active == ["saveError:job:new"])
   }
 }
