@@ -10,15 +10,17 @@ import Synchronization
 
 // A client that disconnects mid-write must not kill the daemon.
 signal(SIGPIPE, SIG_IGN)
-// SIGTERM, SIGINT and SIGHUP are read from a signalfd by Dispatch sources (below). Block
-// them here, before any thread exists, so every thread inherits the block: one that
-// arrives before its source is set up (a client may already connect once the socket is
-// bound) waits, pending, instead of killing labeld or being lost. Every other signal is
-// unblocked, whatever mask the parent left us.
-var handledSignals = sigset_t()
-sigemptyset(&handledSignals)
-for sig in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handledSignals, sig) }
-pthread_sigmask(SIG_SETMASK, &handledSignals, nil)
+// SIGTERM, SIGINT and SIGHUP are caught from the first line on and written to a pipe
+// (`SignalPipe`), read below once the daemon is built: one that arrives early (a client
+// may already connect once the socket is bound) waits in the pipe instead of killing
+// labeld or being lost. Every signal is unblocked, whatever mask the parent left us.
+let signalPipe: Int32
+do {
+  signalPipe = try SignalPipe.install([SIGTERM, SIGINT, SIGHUP])
+} catch {
+  fputs("labeld: cannot set up signal handling: \(error)\n", stderr)
+  exit(71)
+}
 
 let environment = SocketPath.processEnvironment
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -75,31 +77,25 @@ do {
 let stopDeadline: Duration = .seconds(8)
 let stopping = Atomic<Bool>(false)
 
-var signalSources: [any DispatchSourceSignal] = []
-for sig in [SIGTERM, SIGINT] {
-  let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
-  source.setEventHandler {
-    guard !stopping.exchange(true, ordering: .relaxed) else {
-      // Second signal: go now. Every accepted job is already durable; a label cut off
-      // mid-print is handled by the next start's --interrupted-jobs policy.
-      log.notice("received signal \(sig) again, exiting now")
-      exit(0)
-    }
-    log.notice("received signal \(sig), stopping (finishing labels in progress)")
-    manager.stopping(status: "stopping: finishing labels in progress")
-    Task {
-      await daemon.shutdown(deadline: stopDeadline)
-      log.notice("stopped")
-      exit(0)
-    }
+/// SIGTERM/SIGINT: stop gracefully; a second one: exit now.
+func stop(_ sig: Int32) {
+  guard !stopping.exchange(true, ordering: .relaxed) else {
+    // Second signal: go now. Every accepted job is already durable; a label cut off
+    // mid-print is handled by the next start's --interrupted-jobs policy.
+    log.notice("received signal \(sig) again, exiting now")
+    exit(0)
   }
-  source.resume()
-  signalSources.append(source)
+  log.notice("received signal \(sig), stopping (finishing labels in progress)")
+  manager.stopping(status: "stopping: finishing labels in progress")
+  Task {
+    await daemon.shutdown(deadline: stopDeadline)
+    log.notice("stopped")
+    exit(0)
+  }
 }
 
-// SIGHUP: read the configuration again; a file that does not parse changes nothing.
-let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
-hangup.setEventHandler {
+/// SIGHUP: read the configuration again; a file that does not parse changes nothing.
+func reload() {
   manager.reloading()
   do {
     let reloaded = try Options.parse(arguments, environment: environment)
@@ -110,7 +106,16 @@ hangup.setEventHandler {
   }
   manager.ready(status: daemon.statusLine)
 }
-hangup.resume()
+
+// Signals, in the order they came, on the main queue (a read source on the signal pipe;
+// edge-triggered: each event drains the pipe).
+let signalSource = DispatchSource.makeReadSource(fileDescriptor: signalPipe, queue: .main)
+signalSource.setEventHandler {
+  for sig in SignalPipe.drain(signalPipe) {
+    if sig == SIGHUP { reload() } else { stop(sig) }
+  }
+}
+signalSource.resume()
 
 Task {
   do {
