@@ -71,7 +71,12 @@ public struct ProductResult: Codable, Sendable {
 }
 public struct ProductsResult: Codable, Sendable {
   public var products: [Product]
-  public init(products: [Product]) { self.products = products }
+  /// With `limit`: the cursor of the next page (the last sku), absent on the last page.
+  public var next: String?
+  public init(products: [Product], next: String? = nil) {
+    self.products = products
+    self.next = next
+  }
 }
 public struct DeletedResult: Codable, Sendable {
   public var deleted: Bool
@@ -79,7 +84,12 @@ public struct DeletedResult: Codable, Sendable {
 }
 public struct TemplatesResult: Codable, Sendable {
   public var templates: [Template]
-  public init(templates: [Template]) { self.templates = templates }
+  /// With `limit`: the cursor of the next page (the last name), absent on the last page.
+  public var next: String?
+  public init(templates: [Template], next: String? = nil) {
+    self.templates = templates
+    self.next = next
+  }
 }
 public struct TemplateResult: Codable, Sendable {
   public var template: Template
@@ -105,7 +115,12 @@ public struct JobResult: Codable, Sendable {
 }
 public struct JobsResult: Codable, Sendable {
   public var jobs: [Job]
-  public init(jobs: [Job]) { self.jobs = jobs }
+  /// With `limit`: the cursor of the next page (`after`), absent on the last page.
+  public var next: Int?
+  public init(jobs: [Job], next: Int? = nil) {
+    self.jobs = jobs
+    self.next = next
+  }
 }
 public struct AlertsResult: Codable, Sendable {
   public var alerts: [AlertEvent]

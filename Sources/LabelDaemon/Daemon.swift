@@ -117,11 +117,10 @@ public final class Daemon: Sendable {
     if let seeds = config.seedDirectory {
       try await Seeds(directory: seeds, log: log).load(into: services)
     }
-    await jobStore.prune(keep: config.jobHistoryCount, maxAge: config.jobHistoryAge)
     _ = await cups?.discover()
     // USB printers plugged in now are known before unfinished jobs are handed out.
     await services.usb?.start()
-    let unfinished = jobStore.unfinished
+    let unfinished = jobStore.unfinished()
     for queue in services.printers.all {
       await queue.resume(
         unfinished.filter { $0.printer == queue.id }, policy: config.interruptedJobs)
@@ -136,8 +135,13 @@ public final class Daemon: Sendable {
       "labeld \(LabelVersion.version) listening on \(config.socketPath); "
         + "\(services.printers.all.count) printer(s); \(unfinished.count) unfinished job(s) resumed; "
         + "state in \(config.stateDirectory)")
+    // History beyond --job-history goes now (in the background: start-up does not wait
+    // for it) and every 10 minutes.
     Task { [jobStore, weak self] in
       while !Task.isCancelled {
+        if let now = self?.current.withLock({ $0 }) {
+          await jobStore.prune(keep: now.jobHistoryCount, maxAge: now.jobHistoryAge)
+        }
         try? await Task.sleep(for: .seconds(600))
         guard let now = self?.current.withLock({ $0 }) else { return }
         await jobStore.prune(keep: now.jobHistoryCount, maxAge: now.jobHistoryAge)

@@ -40,6 +40,18 @@ public final class Statement {
     return self
   }
 
+  /// `bind` with the values in an array (a query built from optional filters).
+  @discardableResult
+  public func bind(values: [(any SQLiteValue)?]) throws(SQLiteError) -> Statement {
+    sqlite3_reset(handle)
+    for (i, value) in values.enumerated() {
+      let index = Int32(i + 1)
+      let rc = value.map { $0.bind(to: handle, at: index) } ?? sqlite3_bind_null(handle, index)
+      if rc != SQLITE_OK { throw database.error(rc) }
+    }
+    return self
+  }
+
   /// Advances to the next row: true while there is one. After the last row the statement
   /// is reset, so it holds no read transaction (which would stop WAL checkpoints).
   public func step() throws(SQLiteError) -> Bool {

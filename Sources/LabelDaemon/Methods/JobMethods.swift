@@ -76,8 +76,19 @@ extension Dispatcher {
       states = set
     }
     // A printer that is not here still lists the jobs that wait for it (or ended on it).
-    if let printer, !services.jobs.isKnown(printer) { throw .printerNotFound(printer) }
-    return .result(
-      JobsResult(jobs: services.jobs.jobs.list(printer: printer, states: states)))
+    if let printer, await !services.jobs.isKnown(printer) { throw .printerNotFound(printer) }
+    let query = JobQuery(
+      printer: printer, states: states,
+      owner: try p.optionalInt("owner", in: 0...Int(UInt32.max)).map { UInt32($0) },
+      since: try p.optionalTime("since"), after: try p.optionalInt("after", in: 0...Int.max),
+      limit: try p.optionalInt("limit", in: 1...Params.maxPage))
+    let page: (jobs: [Job], next: Int?)
+    do {
+      page = try await services.jobs.jobs.page(query)
+    } catch {
+      services.log.error("cannot read stored state: \(error.message)")
+      throw .internalError("cannot read labeld's state: \(error.message)")
+    }
+    return .result(JobsResult(jobs: page.jobs, next: page.next))
   }
 }

@@ -122,7 +122,7 @@ final class CUPSDiscovery: Sendable {
   /// One discovery whose new queues start at once (`printers.refresh`, the periodic look).
   func refresh() async {
     for queue in await discover() {
-      await queue.resume(jobs.unfinished.filter { $0.printer == queue.id }, policy: policy)
+      await queue.resume(jobs.unfinished(printer: queue.id), policy: policy)
       await queue.start()
     }
   }

@@ -36,7 +36,7 @@ final class AbsentPrinters: Sendable {
     }
     guard let reason else { return }
     let id = "printerError:\(printer)"
-    guard let next = jobs.list(printer: printer).first(where: { !$0.state.isTerminal }) else {
+    guard let next = jobs.unfinished(printer: printer).first else {
       waiting.withLock { _ = $0.removeValue(forKey: printer) }
       channel.clear(id: id)
       return

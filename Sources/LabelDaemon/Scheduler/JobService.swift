@@ -52,8 +52,14 @@ struct JobService: Sendable {
     return job
   }
 
-  func get(_ id: Int) throws(RPCError) -> Job {
-    guard let job = jobs.get(id) else { throw .jobNotFound(id) }
+  func get(_ id: Int) async throws(RPCError) -> Job {
+    let found: Job?
+    do {
+      found = try await jobs.get(id)
+    } catch {
+      throw .internalError("cannot read labeld's state: \(error.message)")
+    }
+    guard let job = found else { throw .jobNotFound(id) }
     return job
   }
 
@@ -62,7 +68,7 @@ struct JobService: Sendable {
   func cancel(_ id: Int, by peer: PeerCredentials, access: AccessPolicy) async throws(RPCError)
     -> Job
   {
-    let job = try get(id)
+    let job = try await get(id)
     guard peer.uid == job.owner.uid || access.isAdmin(peer) else {
       throw .notPermitted(
         uid: peer.uid,
@@ -72,7 +78,7 @@ struct JobService: Sendable {
     if job.state.isTerminal { return job }
     if let queue = printers.queue(job.printer) {
       if let updated = await queue.cancel(id) { return updated }
-      return try get(id)
+      return try await get(id)
     }
     // Its printer is not here (it waits for it): cancelled in the store, and the
     // printer's waiting alert names the next job or clears.
@@ -87,7 +93,8 @@ struct JobService: Sendable {
 
   /// Whether `printer` is one jobs can name: a printer here, or one that has (or had)
   /// jobs (an absent USB printer, a CUPS queue gone).
-  func isKnown(_ printer: String) -> Bool {
-    printers.queue(printer) != nil || !jobs.list(printer: printer).isEmpty
+  func isKnown(_ printer: String) async -> Bool {
+    if printers.queue(printer) != nil { return true }
+    return (try? await jobs.anyJob(for: printer)) ?? false
   }
 }

@@ -154,7 +154,7 @@ actor PrinterQueue {
       await transport.cancel(job: jobID)
       currentSend?.cancel()
       wake()
-      return jobs.get(jobID)
+      return jobs.live(jobID)
     }
     if parked.removeValue(forKey: jobID) != nil {
       // Its good write clears the job's saveError: nothing is held up any more.
@@ -295,7 +295,7 @@ actor PrinterQueue {
   /// a minute). The printer goes on with its other jobs meanwhile.
   private func park(_ jobID: Int, _ failure: SaveFailure) async {
     // A job that ended meanwhile (cancelled) stays ended.
-    guard let job = jobs.get(jobID), !job.state.isTerminal else {
+    guard let job = jobs.live(jobID), !job.state.isTerminal else {
       parked[jobID] = nil
       return
     }

@@ -98,15 +98,22 @@ final class Dispatcher: Sendable {
     case .productsGet: return try await productsGet(p)
     case .productsDelete: return try await productsDelete(p)
     case .productsList:
-      return .result(ProductsResult(products: try await services.allProducts()))
+      return .result(
+        try await services.products(
+          after: try p.optionalString("after"),
+          limit: try p.optionalInt("limit", in: 1...Params.maxPage)))
     case .templatesList:
-      return .result(TemplatesResult(templates: try await services.allTemplates()))
+      return .result(
+        try await services.templates(
+          after: try p.optionalString("after"),
+          limit: try p.optionalInt("limit", in: 1...Params.maxPage)))
     case .templatesGet: return try await templatesGet(p)
     case .templatesSave: return try await templatesSave(p)
     case .labelsRender: return try await labelsRender(p)
     case .jobsSubmit: return try await jobsSubmit(p, context)
     case .jobsGet:
-      return .result(JobResult(job: try services.jobs.get(try p.int("job", in: 1...Int.max))))
+      return .result(
+        JobResult(job: try await services.jobs.get(try p.int("job", in: 1...Int.max))))
     case .jobsCancel: return try await jobsCancel(p, context)
     case .jobsList: return try await jobsList(p)
     case .alertsActive: return .result(AlertsResult(alerts: services.channel.active))

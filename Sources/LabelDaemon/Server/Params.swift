@@ -1,3 +1,4 @@
+import Foundation
 import LabelCore
 
 /// A request's params, read field by field so that every bad field is named in the -32602
@@ -99,6 +100,20 @@ struct Params {
     case let other?:
       throw .invalidParams(field: path(key), reason: "expected an object, got \(other.typeName)")
     }
+  }
+
+  /// The largest page a list answers (`limit`).
+  static let maxPage = 10_000
+
+  /// An RFC 3339 time (`2026-12-01T09:30:00Z`, fractions of a second allowed).
+  func optionalTime(_ key: String) throws(RPCError) -> Date? {
+    guard let text = try optionalString(key) else { return nil }
+    let formatter = ISO8601DateFormatter()
+    if let date = formatter.date(from: text) { return date }
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    if let date = formatter.date(from: text) { return date }
+    throw .invalidParams(
+      field: path(key), reason: "\"\(text)\" is not an RFC 3339 time (2026-12-01T09:30:00Z)")
   }
 
   func object(_ key: String) throws(RPCError) -> Params {

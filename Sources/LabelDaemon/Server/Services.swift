@@ -26,16 +26,23 @@ struct Services: Sendable {
     return try row.map { row throws(RPCError) in try readable(row, .template) }
   }
 
-  /// Every stored product that can be read; each that cannot is reported (see `readable`).
-  func allProducts() async throws(RPCError) -> [Product] {
-    let rows = try await read { () async throws(SaveFailure) in try await products.list() }
-    return rows.compactMap { try? readable($0, .product) }
+  /// A page of the stored products that can be read; each that cannot is reported (see
+  /// `readable`).
+  func products(after: String?, limit: Int?) async throws(RPCError) -> ProductsResult {
+    let page = try await read { () async throws(SaveFailure) in
+      try await products.page(after: after, limit: limit)
+    }
+    return ProductsResult(
+      products: page.rows.compactMap { try? readable($0, .product) }, next: page.next)
   }
 
-  /// Every stored template that can be read; each that cannot is reported.
-  func allTemplates() async throws(RPCError) -> [Template] {
-    let rows = try await read { () async throws(SaveFailure) in try await templates.list() }
-    return rows.compactMap { try? readable($0, .template) }
+  /// A page of the stored templates that can be read; each that cannot is reported.
+  func templates(after: String?, limit: Int?) async throws(RPCError) -> TemplatesResult {
+    let page = try await read { () async throws(SaveFailure) in
+      try await templates.page(after: after, limit: limit)
+    }
+    return TemplatesResult(
+      templates: page.rows.compactMap { try? readable($0, .template) }, next: page.next)
   }
 
   /// The row's value. A row that is stored but does not decode is a failure to keep data:

@@ -20,9 +20,6 @@ struct JobRecord: Sendable {
   var document: JobDocument
 }
 
-/// Every job: rows in the database (with their documents), and the retained history in
-/// memory for reads. `create` answers only after the row is committed; every state change
-/// is written through before it is published.
 /// What a job write did, for the alert channel: its failure, or the jobs whose rows it
 /// brought up to date (their earlier failures are resolved).
 struct JobWrite: Sendable {
@@ -30,8 +27,14 @@ struct JobWrite: Sendable {
   var resolved: [Int]
 }
 
+/// Every job: rows in the database (with their documents); in memory only the jobs that
+/// have not ended (what the printers work on) and rows a failed write left behind, so
+/// memory and start-up do not grow with the history. Reads of ended jobs and every list
+/// go to the database, through its indexes (`JobQuery`). `create` answers only after the
+/// row is committed; every state change is written through before it is published.
 final class JobStore: Sendable {
-  private let store: StateStore
+  let store: StateStore
+  /// Jobs not ended, and jobs whose row is behind (see `dirty`).
   private let cache = Mutex<[Int: Job]>([:])
   /// Jobs whose last write failed: their row is older than the job. Every later job write
   /// writes them too, so the first good write brings every row up to date (and clears the
@@ -40,14 +43,18 @@ final class JobStore: Sendable {
 
   init(store: StateStore) { self.store = store }
 
-  /// Loads the job history (without documents) into memory. Start-up only.
+  /// The columns of a job, in the order `job(from:)` reads them.
+  static let columns = """
+    id, printer, state, copies, printed, created_at, updated_at, owner_uid, error_reason,
+    error_message
+    """
+
+  /// Loads the jobs that have not ended (through the state index: start-up costs what is
+  /// unfinished, not the history). Start-up only.
   func load() throws(SaveFailure) {
     let jobs = try store.runSync { db throws(SQLiteError) in
       let s = try db.statement(
-        """
-        SELECT id, printer, state, copies, printed, created_at, updated_at, owner_uid,
-               error_reason, error_message FROM jobs
-        """)
+        "SELECT \(Self.columns) FROM jobs WHERE state IN ('pending', 'held', 'processing')")
       var out: [Int: Job] = [:]
       while try s.step() {
         let job = Self.job(from: s)
@@ -64,7 +71,7 @@ final class JobStore: Sendable {
       ? Date(timeIntervalSince1970: seconds) : Date(timeIntervalSince1970: 0)
   }
 
-  private static func job(from s: Statement) -> Job {
+  static func job(from s: Statement) -> Job {
     // Rows are ours, but a damaged or hand-edited file must not crash the daemon: counts
     // are kept in range (the scheduler adds to them), an impossible uid becomes nobody's.
     let copies = min(max(1, s.int(3)), 1 << 20)
@@ -115,10 +122,16 @@ final class JobStore: Sendable {
     return cache.withLock { all in ids.sorted().compactMap { all[$0] } }
   }
 
-  /// Rows written: no longer behind. Returns their ids.
+  /// Rows written: no longer behind, and an ended job leaves memory (its row has it).
+  /// Returns their ids.
   private func caughtUp(_ jobs: [Job]) -> [Int] {
     let ids = jobs.map(\.id)
     dirty.withLock { $0.subtract(ids) }
+    cache.withLock { all in
+      for job in jobs where job.state.isTerminal && all[job.id]?.state.isTerminal == true {
+        all[job.id] = nil
+      }
+    }
     return ids
   }
 
@@ -160,14 +173,33 @@ final class JobStore: Sendable {
     }
   }
 
-  func get(_ id: Int) -> Job? { cache.withLock { $0[id] } }
+  /// The job as the scheduler holds it (not ended, or a row behind); nil for any other.
+  func live(_ id: Int) -> Job? { cache.withLock { $0[id] } }
+
+  /// A job by id: from memory when it is live, else its row.
+  func get(_ id: Int) async throws(SaveFailure) -> Job? {
+    if let job = live(id) { return job }
+    return try await store.run { db throws(SQLiteError) in
+      try db.statement("SELECT \(Self.columns) FROM jobs WHERE id = ?").bind(id)
+        .first(Self.job(from:))
+    }
+  }
+
+  /// Whether any job, ended or not, names `printer` (through the printer index).
+  func anyJob(for printer: String) async throws(SaveFailure) -> Bool {
+    if cache.withLock({ $0.values.contains { $0.printer == printer } }) { return true }
+    return try await store.run { db throws(SQLiteError) in
+      try db.statement("SELECT 1 FROM jobs WHERE printer = ? LIMIT 1").bind(printer)
+        .first { _ in true } ?? false
+    }
+  }
 
   /// The job and its document (read from the database).
   /// The job and the document to print, read back from the database. A row without its
   /// document (none is ever accepted empty) is a store that lost data: an `io` failure,
   /// never an empty label sent as if it were the job.
   func record(_ id: Int) async throws(SaveFailure) -> JobRecord? {
-    guard let job = get(id) else { return nil }
+    guard let job = live(id) else { return nil }
     let bytes: [UInt8]? = try await store.run { db throws(SQLiteError) in
       let s = try db.statement("SELECT document FROM jobs WHERE id = ?").bind(id)
       return try s.first { $0.blob(0) }
@@ -179,36 +211,53 @@ final class JobStore: Sendable {
     return JobRecord(job: job, document: .native(bytes))
   }
 
-  func list(printer: String? = nil, states: Set<JobState>? = nil) -> [Job] {
+  /// Jobs that have not ended, oldest first (what a restart resumes), optionally only
+  /// `printer`'s.
+  func unfinished(printer: String? = nil) -> [Job] {
     cache.withLock { all in
-      all.values.filter { job in
-        (printer == nil || job.printer == printer) && (states?.contains(job.state) ?? true)
-      }
+      all.values.filter { !$0.state.isTerminal && (printer == nil || $0.printer == printer) }
     }.sorted { $0.id < $1.id }
   }
 
-  /// Jobs that have not ended, oldest first (what a restart resumes).
-  var unfinished: [Job] { list().filter { !$0.state.isTerminal } }
-
-  /// Forgets ended jobs beyond the newest `keep` and those older than `maxAge` seconds.
+  /// Forgets ended jobs beyond the newest `keep` and those ended before `maxAge` seconds
+  /// ago, a batch at a time (other store work goes between batches). Housekeeping: a
+  /// failure is tried again next time.
   func prune(keep: Int, maxAge: TimeInterval) async {
-    let cutoff = Date().addingTimeInterval(-maxAge)
-    let doomed: [Int] = cache.withLock { all in
-      let ended = all.values.filter(\.state.isTerminal).sorted { $0.id > $1.id }
-      return ended.enumerated().filter { $0.offset >= keep || $0.element.updatedAt < cutoff }.map(
-        \.element.id)
-    }
-    guard !doomed.isEmpty else { return }
+    let cutoff = Date().addingTimeInterval(-maxAge).timeIntervalSince1970
+    let unfinished = cache.withLock { $0.count }
+    let bounds: (count: Int, age: Int)
     do {
-      try await store.run { db throws(SQLiteError) in
-        try db.transaction { () throws(SQLiteError) in
-          let s = try db.statement("DELETE FROM jobs WHERE id = ?")
-          for id in doomed { try s.bind(id).run() }
-        }
+      bounds = try await store.run { db throws(SQLiteError) in
+        // The newest `keep` ended jobs lie at or above the row `keep + unfinished` from the
+        // top (rowid order: as many rows as that, never a sort of the history).
+        let byCount = try db.statement("SELECT id FROM jobs ORDER BY id DESC LIMIT 1 OFFSET ?")
+          .bind(keep + unfinished).first { $0.int(0) }
+        // A job created since the cutoff cannot have ended before it (created_at index).
+        let youngest = try Self.firstID(createdSince: cutoff, db)
+        return (byCount.map { $0 + 1 } ?? 0, youngest ?? Int.max)
       }
-      cache.withLock { all in for id in doomed { all[id] = nil } }
     } catch {
-      // Pruning is housekeeping: it is tried again after the next jobs end.
+      return
+    }
+    while true {
+      let deleted: Int
+      do {
+        deleted = try await store.run { db throws(SQLiteError) in
+          try db.statement(
+            """
+            DELETE FROM jobs WHERE id IN (
+              SELECT id FROM jobs WHERE id < max(?1, ?2)
+                AND state IN ('completed', 'canceled', 'aborted')
+                AND (id < ?1 OR (id < ?2 AND updated_at < ?3))
+              LIMIT 5000)
+            """
+          ).bind(bounds.count, bounds.age, cutoff).run()
+          return db.changes
+        }
+      } catch {
+        return
+      }
+      if deleted < 5000 { return }
     }
   }
 }

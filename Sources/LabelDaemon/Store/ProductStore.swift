@@ -57,15 +57,39 @@ final class ProductStore: Sendable {
     }
   }
 
-  func list() async throws(SaveFailure) -> [StoredRow<Product>] {
+  /// Products in sku order after `after` (a page of at most `limit`, and the next page's
+  /// cursor when more remain; no limit: all of them), through the primary key's index.
+  func page(after: String?, limit: Int?) async throws(SaveFailure) -> (
+    rows: [StoredRow<Product>], next: String?
+  ) {
     try await store.run { db throws(SQLiteError) in
-      let s = try db.statement("SELECT sku, json FROM products ORDER BY sku")
-      var out: [StoredRow<Product>] = []
-      while try s.step() {
-        out.append(RowCoding.row(Product.self, key: s.string(0) ?? "", s.blob(1)))
+      try Self.page(db, Self.pageSQL(limited: limit != nil), after: after, limit: limit) {
+        RowCoding.row(Product.self, key: $0, $1)
       }
-      return out
     }
+  }
+
+  static func pageSQL(limited: Bool) -> String {
+    "SELECT sku, json FROM products WHERE sku > ? ORDER BY sku" + (limited ? " LIMIT ?" : "")
+  }
+
+  /// One page of a table keyed by text: `sql` takes the cursor and, when limited, the
+  /// limit; a row more than asked says whether there is a next page.
+  static func page<T>(
+    _ db: Database, _ sql: String, after: String?, limit: Int?,
+    _ decode: (String, [UInt8]) -> T
+  ) throws(SQLiteError) -> (rows: [T], next: String?) {
+    let s = try db.statement(sql)
+    if let limit { try s.bind(after ?? "", limit + 1) } else { try s.bind(after ?? "") }
+    var keys: [String] = []
+    var rows: [T] = []
+    while try s.step() {
+      let key = s.string(0) ?? ""
+      keys.append(key)
+      rows.append(decode(key, s.blob(1)))
+    }
+    guard let limit, rows.count > limit else { return (rows, nil) }
+    return (Array(rows.prefix(limit)), keys[limit - 1])
   }
 
   func count() async throws(SaveFailure) -> Int {

@@ -4,7 +4,7 @@ import LabelSQLite
 /// has come; each step runs in its own transaction, so a crash mid-migration leaves the
 /// previous version intact.
 enum Schema {
-  static let version = 1
+  static var version: Int { steps.count }
 
   private static let steps: [String] = [
     // 1: products, templates, jobs (with their documents), the alert journal, settings.
@@ -49,7 +49,14 @@ enum Schema {
       key TEXT PRIMARY KEY,
       value TEXT NOT NULL
     );
+    """,
+    // 2: lists that page from indexes (`JobQuery`): a printer's jobs, an owner's jobs, and
+    // jobs since a time, each in id order.
     """
+    CREATE INDEX jobs_by_printer ON jobs(printer, id);
+    CREATE INDEX jobs_by_owner ON jobs(owner_uid, id);
+    CREATE INDEX jobs_by_created ON jobs(created_at);
+    """,
   ]
 
   static func migrate(_ db: Database) throws(SQLiteError) {

@@ -23,15 +23,19 @@ final class TemplateStore: Sendable {
     }
   }
 
-  func list() async throws(SaveFailure) -> [StoredRow<Template>] {
+  /// Templates in name order after `after`, a page at a time (see `ProductStore.page`).
+  func page(after: String?, limit: Int?) async throws(SaveFailure) -> (
+    rows: [StoredRow<Template>], next: String?
+  ) {
     try await store.run { db throws(SQLiteError) in
-      let s = try db.statement("SELECT name, json FROM templates ORDER BY name")
-      var out: [StoredRow<Template>] = []
-      while try s.step() {
-        out.append(RowCoding.row(Template.self, key: s.string(0) ?? "", s.blob(1)))
+      try ProductStore.page(db, Self.pageSQL(limited: limit != nil), after: after, limit: limit) {
+        RowCoding.row(Template.self, key: $0, $1)
       }
-      return out
     }
+  }
+
+  static func pageSQL(limited: Bool) -> String {
+    "SELECT name, json FROM templates WHERE name > ? ORDER BY name" + (limited ? " LIMIT ?" : "")
   }
 
   func count() async throws(SaveFailure) -> Int {

@@ -184,7 +184,7 @@ actor USBMonitor {
       "USB: \(candidate.printerID) is a \(transport.descriptor.model) at \(candidate.info.port) "
         + "(\(candidate.info.message))")
     if let policy = leftoverPolicy {
-      let leftovers = jobs.unfinished.filter { $0.printer == candidate.printerID }
+      let leftovers = jobs.unfinished(printer: candidate.printerID)
       if !leftovers.isEmpty {
         log.notice(
           "USB: \(candidate.printerID) takes back \(leftovers.count) job(s) left from before labeld started"

@@ -1,0 +1,128 @@
+import Foundation
+import LabelCore
+import LabelSQLite
+
+/// What `jobs.list` asks for: filters, and a page (jobs after the cursor `after`, at most
+/// `limit` of them).
+struct JobQuery: Sendable, Equatable {
+  var printer: String?
+  var states: Set<JobState>?
+  var owner: UInt32?
+  /// Jobs created at or after this time.
+  var since: Date?
+  /// The last job id of the previous page.
+  var after: Int?
+  /// Nil: every job that matches (protocol v1's `jobs.list`).
+  var limit: Int?
+
+  /// Whether only jobs that have not ended can match: those are all in memory.
+  var unfinishedOnly: Bool {
+    guard let states, !states.isEmpty else { return false }
+    return states.allSatisfy { !$0.isTerminal }
+  }
+
+  func matches(_ job: Job) -> Bool {
+    (printer == nil || job.printer == printer) && (states?.contains(job.state) ?? true)
+      && (owner == nil || job.owner.uid == owner) && job.id > (after ?? 0)
+      && (since.map { job.createdAt >= $0 } ?? true)
+  }
+
+  /// The SQL for one page from `first` on (the id `since` and `after` come to), and its
+  /// values: always an index in id order, so a page costs its own size (asserted with
+  /// `EXPLAIN QUERY PLAN` in the tests). A printer, else an owner, picks its index (the
+  /// other filters are checked along it); states alone are one query per state through
+  /// the state index, merged (`page`); no filter walks the rowid.
+  func sql(state: JobState?, first: Int) -> (sql: String, values: [(any SQLiteValue)?]) {
+    var conditions: [String] = []
+    var values: [(any SQLiteValue)?] = []
+    let index: String
+    if let printer {
+      index = "INDEXED BY jobs_by_printer"
+      conditions.append("printer = ?")
+      values.append(printer)
+    } else if let owner {
+      index = "INDEXED BY jobs_by_owner"
+      conditions.append("owner_uid = ?")
+      values.append(Int(owner))
+    } else if state != nil {
+      index = "INDEXED BY jobs_by_state"
+    } else {
+      index = ""
+    }
+    if let owner, printer != nil {
+      conditions.append("owner_uid = ?")
+      values.append(Int(owner))
+    }
+    if let state {
+      conditions.append("state = ?")
+      values.append(state.rawValue)
+    } else if let states {
+      conditions.append(
+        "state IN (\(states.map(\.rawValue).sorted().map { "'\($0)'" }.joined(separator: ", ")))")
+    }
+    conditions.append("id >= ?")
+    values.append(first)
+    var sql =
+      "SELECT \(JobStore.columns) FROM jobs \(index) WHERE "
+      + conditions.joined(separator: " AND ") + " ORDER BY id"
+    if let limit {
+      sql += " LIMIT ?"
+      values.append(limit + 1)
+    }
+    return (sql, values)
+  }
+}
+
+extension JobStore {
+  /// The first job created at or after `time` (seconds since 1970): ids grow with creation
+  /// time, so it is where jobs since that time start. One step down the created_at index
+  /// (a `min(id)` would walk the rowid from the oldest job instead).
+  static let firstIDSQL =
+    "SELECT id FROM jobs INDEXED BY jobs_by_created WHERE created_at >= ? ORDER BY created_at LIMIT 1"
+
+  static func firstID(createdSince time: Double, _ db: Database) throws(SQLiteError) -> Int? {
+    try db.statement(firstIDSQL).bind(time).first { $0.int(0) }
+  }
+
+  /// A page of jobs, oldest first, and the cursor of the next page when more remain.
+  func page(_ query: JobQuery) async throws(SaveFailure) -> (jobs: [Job], next: Int?) {
+    let jobs: [Job]
+    if query.unfinishedOnly {
+      // Not ended: every such job is in memory.
+      let all = unfinished().filter(query.matches)
+      jobs = query.limit.map { Array(all.prefix($0 + 1)) } ?? all
+    } else {
+      jobs = try await rows(query)
+    }
+    guard let limit = query.limit, jobs.count > limit else { return (jobs, nil) }
+    let page = Array(jobs.prefix(limit))
+    return (page, page.last?.id)
+  }
+
+  /// The rows of a page, with the jobs memory has newer than their row.
+  private func rows(_ query: JobQuery) async throws(SaveFailure) -> [Job] {
+    let rows = try await store.run { db throws(SQLiteError) -> [Job] in
+      var first = (query.after ?? 0) + 1
+      if let since = query.since {
+        // Ids grow with creation time: jobs since a time start at one id (the index on
+        // created_at finds it), and the page walks ids from there.
+        guard let sinceID = try JobStore.firstID(createdSince: since.timeIntervalSince1970, db)
+        else { return [] }
+        first = max(first, sinceID)
+      }
+      // States alone: a page from each state's index, merged.
+      let perState = query.printer == nil && query.owner == nil ? query.states : nil
+      var out: [Job] = []
+      let passes: [JobState?] = perState.map { $0.sorted { $0.rawValue < $1.rawValue } } ?? [nil]
+      for state in passes {
+        let (sql, values) = query.sql(state: state, first: first)
+        out += try db.statement(sql).bind(values: values).all(Self.job(from:))
+      }
+      if perState != nil { out.sort { $0.id < $1.id } }
+      return out
+    }
+    // A row behind a failed write: memory has the job as it is.
+    let merged = rows.map { live($0.id) ?? $0 }.filter(query.matches)
+    return query.limit.map { Array(merged.prefix($0 + 1)) } ?? merged
+  }
+}
