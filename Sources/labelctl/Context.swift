@@ -161,6 +161,49 @@ final class Context {
   }
 }
 
+extension Context {
+  /// How many items a list asks for at a time.
+  static let pageSize = 500
+
+  /// Every item of a list that pages (`products.list`, `templates.list`, `jobs.list`):
+  /// pages of `pageSize` following `next`, with a progress line on stderr when it takes a
+  /// while. The result is the whole list under `key`, as one unpaged call would answer.
+  func allPages(_ method: Method, _ params: [String: JSONValue], key: String) throws(CommandError)
+    -> JSONValue
+  {
+    var items: [JSONValue] = []
+    var params = params
+    params["limit"] = .int(Self.pageSize)
+    let started = Date()
+    var reported = false
+    while true {
+      let page = try call(method, params)
+      items += page[key]?.arrayValue ?? []
+      guard let next = page["next"] else { break }
+      params["after"] = next
+      if Date().timeIntervalSince(started) > 1 {
+        FileHandle.standardError.write(Data("\rfetched \(items.count) \(key)…".utf8))
+        reported = true
+      }
+    }
+    if reported { FileHandle.standardError.write(Data("\rfetched \(items.count) \(key).\n".utf8)) }
+    return .object([key: .array(items)])
+  }
+
+  /// `show` for a list that pages: every page, then one table (or `--json`).
+  func showAll<T: Decodable>(
+    _ method: Method, _ params: [String: JSONValue] = [:], key: String, as type: T.Type,
+    _ text: (T) -> String
+  ) throws(CommandError) {
+    let result = try allPages(method, params, key: key)
+    if json {
+      print(Output.json(result))
+    } else {
+      print(text(try decode(type, from: result)), terminator: "")
+    }
+  }
+}
+
 /// Reads a file named on the command line; "-" is stdin.
 func readInput(_ path: String) throws(CommandError) -> Data {
   if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }

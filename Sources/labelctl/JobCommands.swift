@@ -81,7 +81,7 @@ struct JobsList: ParsableCommand {
     var params: [String: JSONValue] = [:]
     if let printer { params["printer"] = .string(printer) }
     if !states.isEmpty { params["states"] = .array(states.map { .string($0.rawValue) }) }
-    try context.show(.jobsList, params, as: JobsResult.self) {
+    try context.showAll(.jobsList, params, key: "jobs", as: JobsResult.self) {
       $0.jobs.isEmpty ? "No jobs.\n" : JobsCommand.table($0.jobs)
     }
   }

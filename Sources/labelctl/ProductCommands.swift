@@ -33,7 +33,7 @@ struct ProductsList: ParsableCommand {
   init(parsing arguments: inout ParsedArguments) throws(UsageError) {}
 
   func run(_ context: Context) throws(CommandError) {
-    try context.show(.productsList, as: ProductsResult.self) { result in
+    try context.showAll(.productsList, key: "products", as: ProductsResult.self) { result in
       if result.products.isEmpty { return "No products.\n" }
       var table = Table("SKU", "NAME", "PRICE", "BARCODE", "VERSION", "UPDATED")
       for p in result.products {

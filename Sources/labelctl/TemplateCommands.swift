@@ -31,7 +31,7 @@ struct TemplatesList: ParsableCommand {
   init(parsing arguments: inout ParsedArguments) throws(UsageError) {}
 
   func run(_ context: Context) throws(CommandError) {
-    try context.show(.templatesList, as: TemplatesResult.self) { result in
+    try context.showAll(.templatesList, key: "templates", as: TemplatesResult.self) { result in
       if result.templates.isEmpty { return "No templates.\n" }
       var table = Table("NAME", "MEDIA", "ELEMENTS", "FIELDS")
       for t in result.templates {
