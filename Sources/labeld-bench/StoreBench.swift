@@ -83,43 +83,15 @@ import Synchronization
 /// < 100 ms).
 @MainActor func coldStartToReady() -> String {
   let home = config.work.appendingPathComponent("ready")
-  try? FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-  let notifyPath = home.appendingPathComponent("notify.sock").path
-  let fd = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-  defer { close(fd) }
-  var addr = sockaddr_un()
-  addr.sun_family = sa_family_t(AF_UNIX)
-  withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: Array(notifyPath.utf8) + [0]) }
-  _ = withUnsafePointer(to: &addr) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-      bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-    }
+  guard let timer = ReadyTimer(home) else {
+    return "| cold start | cannot bind a notify socket |\n"
   }
   func run(_ name: String, _ extra: [String]) -> Double? {
     var times: [Double] = []
     for i in 0..<9 {
       let state = home.appendingPathComponent("\(name)-\(i)")
-      let p = Process()
-      p.executableURL = URL(fileURLWithPath: config.labeld)
-      p.arguments =
-        [
-          "--no-config", "--socket", state.appendingPathComponent("s.sock").path, "--state-dir",
-          state.appendingPathComponent("state").path, "--log-level", "error",
-        ] + extra
-      p.environment = ["NOTIFY_SOCKET": notifyPath]
-      let t0 = now()
-      guard (try? p.run()) != nil else { return nil }
-      var buffer = [UInt8](repeating: 0, count: 512)
-      var ready = false
-      while !ready {
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&pfd, 1, 5000) == 1 else { break }
-        let n = recv(fd, &buffer, buffer.count, 0)
-        ready = n > 0 && String(decoding: buffer[0..<n], as: UTF8.self).contains("READY=1")
-      }
-      let ms = Double(now() - t0) / 1e6
+      guard let (p, ms) = timer.start(state: state, extra) else { return nil }
       stopDaemon(p)
-      guard ready else { return nil }
       times.append(ms)
     }
     times.sort()
@@ -135,4 +107,55 @@ import Synchronization
       format:
         "| cold start to READY=1, fresh state dir seeded with the demo data, median of 9 (ms) | %.1f |\n",
       demo ?? -1)
+}
+
+/// Times labeld from exec to the `READY=1` it sends systemd, through a NOTIFY_SOCKET of
+/// our own.
+final class ReadyTimer {
+  let fd: Int32
+  let path: String
+
+  init?(_ home: URL) {
+    try? FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+    path = home.appendingPathComponent("notify.sock").path
+    fd = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+    let bound = withUnsafePointer(to: &addr) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard fd >= 0, bound == 0 else { return nil }
+  }
+
+  deinit { close(fd) }
+
+  /// Starts labeld on `state` (its socket in it) and returns it with the milliseconds to
+  /// READY=1; nil when it does not get there within `timeout` seconds.
+  func start(state: URL, _ extra: [String], timeout: Double = 30) -> (Process, Double)? {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: config.labeld)
+    p.arguments =
+      [
+        "--no-config", "--socket", state.appendingPathComponent("s.sock").path,
+        "--state-dir", state.appendingPathComponent("state").path, "--log-level", "error",
+      ] + extra
+    p.environment = ["NOTIFY_SOCKET": path]
+    let t0 = now()
+    guard (try? p.run()) != nil else { return nil }
+    var buffer = [UInt8](repeating: 0, count: 512)
+    let deadline = now() + UInt64(timeout * 1e9)
+    while now() < deadline {
+      var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      guard poll(&pfd, 1, 1000) == 1 else { continue }
+      let n = recv(fd, &buffer, buffer.count, 0)
+      if n > 0 && String(decoding: buffer[0..<n], as: UTF8.self).contains("READY=1") {
+        return (p, Double(now() - t0) / 1e6)
+      }
+    }
+    stopDaemon(p)
+    return nil
+  }
 }

@@ -55,6 +55,7 @@ let sections: [Section] = [
     emitTable(try startupWithHistory())
   },
   Section(name: "ready", title: "Cold start", timeout: 180) { emitTable(coldStartToReady()) },
+  Section(name: "large", title: "Large store", timeout: 900) { try largeSection() },
   Section(name: "zpl", title: "ZPL encoding", timeout: 120) { emitTable(zplEncoding()) },
   Section(name: "ql", title: "Brother QL raster encoding", timeout: 180) {
     emitTable(qlEncoding())
