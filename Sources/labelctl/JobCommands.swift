@@ -7,7 +7,8 @@ struct JobsCommand: CommandGroup {
       name: "jobs",
       abstract: "List and inspect print jobs.",
       usage: [
-        "labelctl jobs [list] [--printer PRINTER] [--state STATE]...",
+        "labelctl jobs [list] [--printer PRINTER] [--state STATE]... [--owner UID]",
+        "                     [--since TIME]",
         "labelctl jobs show JOB",
       ],
       discussion: """
@@ -51,21 +52,35 @@ struct JobsList: ParsableCommand {
   static var configuration: CommandConfiguration {
     CommandConfiguration(
       name: "list", abstract: "List print jobs, oldest first (jobs.list).",
-      usage: ["labelctl jobs [list] [--printer PRINTER] [--state STATE]..."],
+      usage: [
+        "labelctl jobs [list] [--printer PRINTER] [--state STATE]... [--owner UID]",
+        "                     [--since TIME]",
+      ],
+      discussion: "The list comes from labeld in pages of \(Context.pageSize); a long one shows\n"
+        + "its progress on standard error.",
       options: [
         OptionSpec("--printer", value: "PRINTER", help: "Only jobs of PRINTER."),
         OptionSpec(
           "--state", value: "STATE", repeatable: true,
           help: "Only jobs in STATE: pending, held, processing, completed, canceled or "
             + "aborted. Repeat it, or separate states with commas, for several."),
+        OptionSpec("--owner", value: "UID", help: "Only jobs submitted by the user UID."),
+        OptionSpec(
+          "--since", value: "TIME",
+          help: "Only jobs created at or after TIME, an RFC 3339 time such as "
+            + "2026-12-01T09:00:00Z."),
       ])
   }
 
   var printer: String?
   var states: [JobState] = []
+  var owner: Int?
+  var since: String?
 
   init(parsing arguments: inout ParsedArguments) throws(UsageError) {
     printer = arguments.value("--printer")
+    owner = try arguments.int("--owner", in: 0...Int(UInt32.max))
+    since = arguments.value("--since")
     for item in arguments.values("--state") {
       for name in item.split(separator: ",") {
         guard let state = JobState(rawValue: String(name)) else {
@@ -81,6 +96,8 @@ struct JobsList: ParsableCommand {
     var params: [String: JSONValue] = [:]
     if let printer { params["printer"] = .string(printer) }
     if !states.isEmpty { params["states"] = .array(states.map { .string($0.rawValue) }) }
+    if let owner { params["owner"] = .int(owner) }
+    if let since { params["since"] = .string(since) }
     try context.showAll(.jobsList, params, key: "jobs", as: JobsResult.self) {
       $0.jobs.isEmpty ? "No jobs.\n" : JobsCommand.table($0.jobs)
     }
