@@ -14,7 +14,7 @@ PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps \
 DEMO_PRINTERS = --simulate zebra=zpl,dpi=203,width=50.8,length=25.4,speed=120 \
                 --simulate ql=brother-ql,dpi=300,width=62,length=0,speed=60
 
-.PHONY: help all build run test deps peers bench images install install-files format lint clean hil fuzz
+.PHONY: help all build run test deps peers bench soak images install install-files format lint clean hil fuzz
 
 help:
 	@echo "make run     build and run labeld in the foreground (simulated printers, demo data)"
@@ -23,6 +23,8 @@ help:
 	@echo "make peers   install the peer implementations the tests compare with (PyPI venvs)"
 	@echo "make bench   run the benchmarks and print a report (see docs/benchmarks.md);"
 	@echo "             BENCH_ARGS='--only cups,fanout' runs some sections (--list names them)"
+	@echo "make soak    mixed load on a release labeld for SOAK_MINUTES (default 30), a row every 30 s"
+	@echo "             and a PASS/FAIL verdict; SOAK_SLOW=1 with printers slower than the submits"
 	@echo "make fuzz    fuzz the protocol for longer with a random seed (LABELD_FUZZ_SEED replays one,"
 	@echo "             LABELD_FUZZ_ITERATIONS sets the count, FUZZ_TIMEOUT the seconds)"
 	@echo "make hil     run the USB scenarios against a real printer (LABELD_HIL_DEVICE=usb:VVVV:PPPP:SERIAL)"
@@ -107,6 +109,20 @@ bench: deps peers
 	$(SWIFT) build -c release --product labeld-bench
 	@# Every section has its own timeout (labeld-bench --list); this one bounds the whole run.
 	timeout 3600 .build/release/labeld-bench --labeld .build/release/labeld $(BENCH_ARGS)
+
+# The mixed load of issue #13 against a fresh release labeld for SOAK_MINUTES, a row every
+# 30 s (requests/s, p99, RSS, descriptors, jobs in history, errors) and a verdict (see
+# docs/benchmarks.md, "Soak"). SOAK_SLOW=1: printers at 600 labels/min, slower than the
+# submits. SOAK_ARGS passes more flags (labeld-bench --help). The soak has its own deadline
+# (the minutes plus 5); this one bounds the whole run, build excluded.
+SOAK_MINUTES ?= 30
+SOAK_SLOW    ?=
+soak: deps
+	$(SWIFT) build -c release --product labeld
+	$(SWIFT) build -c release --product labeld-bench
+	timeout $$(awk 'BEGIN { print int($(SOAK_MINUTES) * 60 + 600) }') \
+	  .build/release/labeld-bench --labeld .build/release/labeld --soak \
+	  --minutes $(SOAK_MINUTES) $(if $(SOAK_SLOW),--slow) $(SOAK_ARGS)
 
 # The README's pictures: the seed templates with seed products, rendered by a real labeld
 # for the demo printers (the QL preview is exactly what that printer prints).

@@ -43,13 +43,18 @@ let package = Package(
       ]),
     // A blocking line-oriented client used by labelctl and the tests.
     .target(name: "LabelClient", dependencies: ["LabelCore", "LabelPOSIX"]),
+    // The mixed load of issue #13 (clients, fault toggling, per-interval counts) and /proc
+    // metrics, shared by `make soak` (labeld-bench --soak) and the soak test.
+    .target(name: "LabelLoad", dependencies: ["LabelClient", "LabelCore"]),
     .executableTarget(name: "labeld", dependencies: ["LabelDaemon", "LabelCore", "LabelPOSIX"]),
     .executableTarget(name: "labelctl", dependencies: ["LabelClient", "LabelCore", "LabelPOSIX"]),
-    // `make bench`: latency, fan-out and memory of a running labeld (not part of CI).
+    // `make bench`: latency, fan-out and memory of a running labeld (not part of CI);
+    // `make soak`: the mixed load for SOAK_MINUTES with a verdict.
     .executableTarget(
       name: "labeld-bench",
       dependencies: [
         "LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender",
+        "LabelLoad",
       ]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
     .testTarget(name: "LabelCUPSTests", dependencies: ["LabelCUPS", "LabelCore"]),
@@ -66,7 +71,7 @@ let package = Package(
       name: "IntegrationTests",
       dependencies: [
         "LabelClient", "LabelCore", "LabelPOSIX", "LabelLanguages", "LabelRender", "LabelSQLite",
-        "labeld", "labelctl",
+        "LabelLoad", "labeld", "labelctl",
       ]
     ),
   ],

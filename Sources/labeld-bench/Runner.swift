@@ -59,10 +59,11 @@ private func runChild(_ section: Section, work: URL) -> String? {
   posix_spawn_file_actions_addclose(&actions, fds[0])
   posix_spawn_file_actions_addclose(&actions, fds[1])
   let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-  let args = [
-    exe, "--section", section.name, "--labeld", config.labeld, "--requests",
-    String(config.requests), "--work", work.path,
-  ]
+  let args =
+    [
+      exe, "--section", section.name, "--labeld", config.labeld, "--requests",
+      String(config.requests), "--work", work.path,
+    ] + config.passThrough
   let argv = args.map { strdup($0) } + [nil]
   defer { argv.forEach { free($0) } }
   var pid: pid_t = 0

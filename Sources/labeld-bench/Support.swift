@@ -13,6 +13,11 @@ struct BenchConfig: Sendable {
   var requests = 2000
   var work = FileManager.default.temporaryDirectory.appendingPathComponent(
     "labeld-bench-\(getpid())")
+  /// `--soak`: run the soak (SoakBench.swift) instead of the sections.
+  var soakMode = false
+  var soak = SoakOptions()
+  /// The soak's flags as given, passed on to the child that runs it.
+  var passThrough: [String] = []
 }
 
 /// Prints one finished row (or any report line) at once: the runner passes it on while

@@ -11,11 +11,22 @@ import Foundation
 
 let usage = """
   usage: labeld-bench [--labeld PATH] [--requests N] [--only NAME[,NAME…]] [--list]
+         labeld-bench --soak [--labeld PATH] [--minutes M] [--interval S] [--warmup ROWS]
+                      [--slow | --slow-speed LABELS_PER_MIN] [--clients N] [--rate CALLS_PER_S]
+                      [--weights NAME=N,…] [--bytes-per-queued-job B]
 
   Runs every benchmark section (or the named ones) against the labeld binary at PATH
   (default .build/release/labeld), each in its own process with a timeout, and prints a
   Markdown report on stdout as rows are measured; progress goes to stderr. Exits 1 when
   a section failed or timed out (the report says which), 64 on a usage error.
+
+  --soak runs the mixed load of issue #13 (16 clients, default 30 minutes, a row every
+  30 s) against a fresh labeld with two simulated printers, instant or (--slow) at
+  600 labels/min each, and ends with a verdict: PASS, or FAIL (exit 1) naming what drifted
+  by more than 10% after the warm-up rows (default 2), any failed call, descriptor growth,
+  or labeld dying. Its deadline is the minutes plus 5. --weights sets the mix (names:
+  submitNative, submitTemplate, save, renderPNG, renderNative, printersList, jobsList,
+  subscribeReplay); --rate paces the clients instead of a closed loop.
   """
 
 /// The command line, read once.
@@ -30,6 +41,7 @@ let config: BenchConfig = {
     case "--section", "--only": _ = args.popFirst()
     case "--list", "--cups-only": break
     default:
+      if parseSoakFlag(a, &args, &c) { continue }
       FileHandle.standardError.write(Data((usage + "\n").utf8))
       exit(64)
     }
@@ -67,13 +79,18 @@ let sections: [Section] = [
   Section(name: "cups", title: "CUPS transport", timeout: 300) { try cupsBenchmarks() },
 ]
 
+/// Not one of the report's sections: `--soak` runs it alone.
+let soak = Section(name: "soak", title: "Soak", timeout: config.soak.timeout) {
+  try soakSection()
+}
+
 if CommandLine.arguments.contains("--list") {
   for s in sections { print("\(s.name)\t\(Int(s.timeout)) s\t\(s.title)") }
   exit(0)
 }
 if let name = argument("--section") {
   // One section, in the child the runner started.
-  guard let section = sections.first(where: { $0.name == name }) else {
+  guard let section = (sections + [soak]).first(where: { $0.name == name }) else {
     FileHandle.standardError.write(Data("labeld-bench: no section \(name)\n".utf8))
     exit(64)
   }
@@ -85,7 +102,7 @@ if let name = argument("--section") {
     exit(1)
   }
 }
-var selected = sections
+var selected = config.soakMode ? [soak] : sections
 if let only = argument("--only") ?? (CommandLine.arguments.contains("--cups-only") ? "cups" : nil) {
   let names = only.split(separator: ",").map(String.init)
   selected = sections.filter { names.contains($0.name) }

@@ -1,0 +1,334 @@
+import Foundation
+import LabelClient
+import LabelCore
+import LabelLoad
+import LabelSQLite
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+
+// `make soak` (labeld-bench --soak): the mixed load of issue #13 against a fresh labeld for
+// a number of minutes, one row every interval, and a verdict on whether throughput and
+// memory stayed flat. See docs/benchmarks.md, "Soak".
+
+/// The soak's command-line settings.
+struct SoakOptions: Sendable {
+  var minutes = 30.0
+  /// Seconds per row.
+  var interval = 30.0
+  /// Rows before the verdict's reference (the median of the rest) is taken.
+  var warmup = 2
+  /// Printers slower than the submit rate: labels per minute each (nil: instant).
+  var slowSpeed: Double?
+  /// Bytes of RSS a queued job may account for in the slow verdict.
+  var bytesPerQueuedJob = 2048.0
+  var mix = LoadMix()
+  /// Allowed spread around the median, as a fraction.
+  var tolerance = 0.10
+
+  /// The section's deadline: the run, the warm-up of labeld, and the wind-down (clients
+  /// finishing their calls, labeld settling, its graceful stop).
+  var timeout: Double { minutes * 60 + 300 }
+
+  static let defaultSlowSpeed = 600.0
+}
+
+/// The soak flags as given, parsed into `options`, and kept to pass on to the child.
+func parseSoakFlag(_ flag: String, _ args: inout ArraySlice<String>, _ c: inout BenchConfig)
+  -> Bool
+{
+  func value() -> String {
+    let v = args.popFirst() ?? ""
+    c.passThrough += [flag, v]
+    return v
+  }
+  func number(_ range: ClosedRange<Double>) -> Double {
+    let text = value()
+    guard let d = Double(text), range.contains(d) else {
+      FileHandle.standardError.write(
+        Data("labeld-bench: \(flag) \(text): expected a number in \(range)\n".utf8))
+      exit(64)
+    }
+    return d
+  }
+  switch flag {
+  case "--soak":
+    c.soakMode = true
+  case "--minutes": c.soak.minutes = number(0.1...10_000)
+  case "--interval": c.soak.interval = number(1...3600)
+  case "--warmup": c.soak.warmup = Int(number(0...1000))
+  case "--clients": c.soak.mix.clients = Int(number(1...1000))
+  case "--rate": c.soak.mix.rate = number(1...1_000_000)
+  case "--slow":
+    c.passThrough.append(flag)
+    c.soak.slowSpeed = c.soak.slowSpeed ?? SoakOptions.defaultSlowSpeed
+  case "--slow-speed": c.soak.slowSpeed = number(1...10_000)
+  case "--bytes-per-queued-job": c.soak.bytesPerQueuedJob = number(0...1e9)
+  case "--weights":
+    let text = value()
+    do { try c.soak.mix.setWeights(text) } catch {
+      FileHandle.standardError.write(Data("labeld-bench: --weights: \(error)\n".utf8))
+      exit(64)
+    }
+  default: return false
+  }
+  return true
+}
+
+/// One row of the soak.
+private struct SoakRow {
+  var elapsed: Double
+  var load: LoadInterval
+  var metrics: ProcessMetrics
+  var history: Int?
+  var backlog: Int?
+  var labeldCPU: Double
+  var otherCPU: Double
+}
+
+/// Jobs labeld keeps (its history: every row of its jobs table, ended or not) and those not
+/// ended yet (pending, held, processing), read from its database: a read-only connection
+/// for one query, so nothing stays open. Nil when it cannot be read.
+private func jobCounts(_ db: String) -> (history: Int, backlog: Int)? {
+  do {
+    let d = try Database(path: db, readOnly: true)
+    defer { try? d.close() }
+    d.setBusyTimeout(milliseconds: 2000)
+    let rows = try d.statement("SELECT state, count(*) FROM jobs GROUP BY state").all {
+      ($0.string(0) ?? "", $0.int(1))
+    }
+    let history = rows.reduce(0) { $0 + $1.1 }
+    let backlog = rows.filter { ["pending", "held", "processing"].contains($0.0) }.reduce(0) {
+      $0 + $1.1
+    }
+    return (history, backlog)
+  } catch {
+    return nil
+  }
+}
+
+private func median(_ values: [Double]) -> Double {
+  let s = values.sorted()
+  guard !s.isEmpty else { return 0 }
+  return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+private func clock(_ seconds: Double) -> String {
+  let s = Int(seconds.rounded())
+  return String(format: "%d:%02d", s / 60, s % 60)
+}
+
+@MainActor func soakSection() throws {
+  let o = config.soak
+  var printers = benchPrinters
+  if let speed = o.slowSpeed {
+    let s = String(format: "%g", speed)
+    printers = ["--simulate", "zebra=zpl,speed=\(s)", "--simulate", "ql=brother-ql,speed=\(s)"]
+  }
+  let home = config.work.appendingPathComponent("soak")
+  let (daemon, socket) = try startDaemon(home, printers + ["--no-config"])
+  defer { stopDaemon(daemon) }
+  let pid = daemon.processIdentifier
+  let db = home.appendingPathComponent("state/labeld.db").path
+  try LoadGenerator.prepare(socketPath: socket)
+  let idleBefore = ProcessMetrics.steadyDescriptors(pid) ?? -1
+  let targetsBefore = ProcessMetrics.descriptorTargets(pid)
+
+  emit(
+    "- labeld: `\(config.labeld)` \(printers.joined(separator: " ")) (fresh state dir, CUPS and USB as by default)"
+  )
+  emit(
+    "- load: \(o.mix.clients) clients, "
+      + (o.mix.rate.map { String(format: "%.0f calls/s offered", $0) } ?? "closed loop (flat out)")
+      + "; \(o.mix.summary); \(o.mix.faultPrinter) toggles mediaEmpty every "
+      + String(format: "%g s", o.mix.faultInterval ?? 0))
+  emit(
+    "- \(String(format: "%g", o.minutes)) minutes, a row every \(Int(o.interval)) s; verdict on the rows after the first \(o.warmup)"
+  )
+  emit("")
+  emit(
+    "| time | req/s | p50 ms | p99 ms | RSS MB | fds | threads | jobs in history | backlog | labeld CPU % | other CPU % | errors |"
+  )
+  emit("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+
+  let generator = LoadGenerator(socketPath: socket, mix: o.mix)
+  var rows: [SoakRow] = []
+  var totals = LoadInterval()
+  var died: String?
+  let t0 = now()
+  let end = t0 + UInt64(o.minutes * 60 * 1e9)
+  var cpuBefore = (
+    labeld: ProcessMetrics.read(pid)?.cpuTicks ?? 0,
+    me: ProcessMetrics.read(getpid())?.cpuTicks ?? 0,
+    machine: MachineCPU.read() ?? MachineCPU(busyTicks: 0, totalTicks: 0)
+  )
+  generator.start()
+  var nextRow = t0 + UInt64(o.interval * 1e9)
+  while died == nil && nextRow <= end + 500_000_000 {
+    // Look at labeld every second: a dead daemon ends the run at once.
+    while now() < nextRow && daemon.isRunning { usleep(200_000) }
+    guard daemon.isRunning, let m = ProcessMetrics.read(pid) else {
+      died =
+        daemon.isRunning
+        ? "cannot read /proc/\(pid)"
+        : "labeld exited (\(daemon.terminationReason == .uncaughtSignal ? "signal" : "status") \(daemon.terminationStatus)) after \(clock(Double(now() - t0) / 1e9))"
+      break
+    }
+    let load = generator.takeInterval()
+    totals.merge(load)
+    let me = ProcessMetrics.read(getpid())?.cpuTicks ?? 0
+    let machine = MachineCPU.read() ?? cpuBefore.machine
+    let wall = max(1, machine.totalTicks - cpuBefore.machine.totalTicks)
+    let labeldTicks = m.cpuTicks - cpuBefore.labeld
+    let other = machine.busyTicks - cpuBefore.machine.busyTicks - labeldTicks - (me - cpuBefore.me)
+    cpuBefore = (m.cpuTicks, me, machine)
+    let counts = jobCounts(db)
+    let row = SoakRow(
+      elapsed: Double(now() - t0) / 1e9, load: load, metrics: m, history: counts?.history,
+      backlog: counts?.backlog,
+      // Of one core (labeld may use up to cores × 100), and of the whole machine.
+      labeldCPU: Double(labeldTicks) * 100 * Double(MachineCPU.cores) / Double(wall),
+      otherCPU: max(0, Double(other)) * 100 / Double(wall))
+    rows.append(row)
+    emit(
+      String(
+        format: "| %@ | %.0f | %.2f | %.1f | %.1f | %d | %d | %@ | %@ | %.0f | %.0f | %@ |",
+        clock(row.elapsed), load.requestsPerSecond, load.overall.percentile(0.5),
+        load.overall.percentile(0.99), Double(m.rssKB) / 1024, m.descriptors, m.threads,
+        row.history.map(String.init) ?? "?", row.backlog.map(String.init) ?? "?", row.labeldCPU,
+        row.otherCPU, load.failures.isEmpty ? "0" : load.failureSummary))
+    progress(
+      "soak \(clock(row.elapsed)) of \(clock(o.minutes * 60)): "
+        + String(format: "%.0f req/s, RSS %.1f MB", load.requestsPerSecond, Double(m.rssKB) / 1024))
+    nextRow += UInt64(o.interval * 1e9)
+  }
+  progress("stopping the clients")
+  let stopped = generator.stop(timeout: o.mix.callTimeout + 30)
+  totals.merge(generator.takeInterval())
+
+  // Idle again: every load connection closed (and, with instant printers, the queue empty).
+  var idleAfter = -1
+  var targetsAfter: [String] = []
+  if died == nil, daemon.isRunning {
+    idleAfter = ProcessMetrics.steadyDescriptors(pid) ?? -1
+    targetsAfter = ProcessMetrics.descriptorTargets(pid)
+  }
+  let final = ProcessMetrics.read(pid)
+
+  emit("")
+  emit("| operation | calls | p50 ms | p99 ms | max ms | failures |")
+  emit("|---|---:|---:|---:|---:|---:|")
+  for op in LoadOperation.allCases {
+    guard let h = totals.latency[op] else { continue }
+    emit(
+      String(
+        format: "| %@ | %d | %.2f | %.1f | %.1f | %@ |", op.rawValue, totals.calls[op] ?? 0,
+        h.percentile(0.5), h.percentile(0.99), Double(h.maximum) / 1e6,
+        "\(totals.failed[op] ?? 0)"))
+  }
+  emit("")
+  emit("| measurement | value |\n|---|---:|")
+  emit("| calls, all told | \(totals.requests) |")
+  emit("| failures | \(totals.failureSummary) |")
+  if !totals.expected.isEmpty {
+    emit(
+      "| expected RPC errors | \(totals.expected.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")) |"
+    )
+  }
+  emit("| highest job id | \(totals.highestJobID) |")
+  if let final {
+    emit(String(format: "| labeld peak RSS (VmHWM, MB) | %.1f |", Double(final.peakRSSKB) / 1024))
+  }
+  emit("| labeld fds idle before / after the load | \(idleBefore) / \(idleAfter) |")
+  for sample in totals.failureSamples { emit("- failure: \(sample)") }
+
+  // The verdict.
+  var problems: [String] = []
+  if let died { problems.append(died) }
+  if !stopped {
+    problems.append("a load thread had not ended \(Int(o.mix.callTimeout + 30)) s after stop")
+  }
+  if totals.failureCount > 0 {
+    problems.append("\(totals.failureCount) failed calls (\(totals.failureSummary))")
+  }
+  if died == nil && idleAfter > idleBefore {
+    problems.append(
+      "labeld holds \(idleAfter - idleBefore) more descriptors idle after the load than before")
+    let gone = Set(targetsBefore)
+    emit("- descriptors idle before: \(targetsBefore.joined(separator: ", "))")
+    emit("- new since: \(targetsAfter.filter { !gone.contains($0) }.joined(separator: ", "))")
+  }
+  let judged = Array(rows.dropFirst(o.warmup))
+  if judged.isEmpty {
+    problems.append("no row after the \(o.warmup) warm-up rows to judge")
+  } else {
+    let rates = judged.map(\.load.requestsPerSecond)
+    let reference = median(rates)
+    for r in judged where abs(r.load.requestsPerSecond - reference) > o.tolerance * reference {
+      problems.append(
+        String(
+          format: "requests/s drifted: %.0f at %@, %+.0f%% from the median %.0f",
+          r.load.requestsPerSecond, clock(r.elapsed),
+          (r.load.requestsPerSecond / reference - 1) * 100, reference))
+    }
+    if o.slowSpeed == nil {
+      let rss = judged.map { Double($0.metrics.rssKB) }
+      let ref = median(rss)
+      for r in judged where abs(Double(r.metrics.rssKB) - ref) > o.tolerance * ref {
+        problems.append(
+          String(
+            format: "RSS drifted: %.1f MB at %@, %+.0f%% from the median %.1f MB",
+            Double(r.metrics.rssKB) / 1024, clock(r.elapsed),
+            (Double(r.metrics.rssKB) / ref - 1) * 100, ref / 1024))
+      }
+    } else {
+      // Slow printers: the backlog grows, and labeld's memory may grow with it, by at most
+      // `bytesPerQueuedJob` per job queued since the end of the warm-up (plus the same 10%).
+      let base = rows[max(0, o.warmup - 1)]
+      let baseRSS = Double(base.metrics.rssKB) * 1024
+      let baseBacklog = Double(base.backlog ?? 0)
+      var slope: (n: Double, sx: Double, sy: Double, sxx: Double, sxy: Double) = (0, 0, 0, 0, 0)
+      for r in judged {
+        let queued = Double(r.backlog ?? 0)
+        let rss = Double(r.metrics.rssKB) * 1024
+        slope.n += 1
+        slope.sx += queued
+        slope.sy += rss
+        slope.sxx += queued * queued
+        slope.sxy += queued * rss
+        let allowed =
+          baseRSS * (1 + o.tolerance) + o.bytesPerQueuedJob * max(0, queued - baseBacklog)
+        if rss > allowed {
+          problems.append(
+            String(
+              format:
+                "RSS beyond what is queued: %.1f MB at %@ with %.0f jobs queued, allowed %.1f MB (%.1f MB + 10%% + %.0f B × %.0f more queued)",
+              rss / 1048576, clock(r.elapsed), queued, allowed / 1048576, baseRSS / 1048576,
+              o.bytesPerQueuedJob, max(0, queued - baseBacklog)))
+        }
+      }
+      let d = slope.n * slope.sxx - slope.sx * slope.sx
+      if d > 0 {
+        let b = (slope.n * slope.sxy - slope.sx * slope.sy) / d
+        emit(
+          String(
+            format: "| RSS per queued job, least squares over the judged rows (bytes) | %.0f |", b))
+      }
+      if let last = judged.last?.backlog {
+        emit("| backlog at the end (jobs not ended) | \(last) |")
+      }
+    }
+  }
+  emit("")
+  if problems.isEmpty {
+    emit(
+      "**Verdict: PASS** (requests/s and RSS within ±\(Int(o.tolerance * 100))% of the median after warm-up, no error, no descriptor growth)"
+    )
+  } else {
+    emit("**Verdict: FAIL**")
+    for p in problems.prefix(20) { emit("- \(p)") }
+    if problems.count > 20 { emit("- … and \(problems.count - 20) more") }
+    throw BenchError.failed("soak verdict FAIL")
+  }
+}
