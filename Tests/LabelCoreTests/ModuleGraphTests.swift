@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+/// The module graph is part of the design: docs/architecture.md lists, in a
+/// `module-graph` block, which project modules each module imports. These tests read that
+/// block and every `import` in `Sources/` and fail when they differ, so neither the code
+/// nor the picture can drift alone.
+@Suite struct ModuleGraphTests {
+  /// The package root: this file is `Tests/LabelCoreTests/ModuleGraphTests.swift`.
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+  static func modules() throws -> [String] {
+    let sources = root.appendingPathComponent("Sources")
+    return try FileManager.default.contentsOfDirectory(atPath: sources.path)
+      .filter { !$0.hasPrefix(".") }.sorted()
+  }
+
+  /// The project modules that the Swift files of `module` import.
+  static func imports(of module: String, among project: Set<String>) throws -> Set<String> {
+    let folder = root.appendingPathComponent("Sources").appendingPathComponent(module)
+    guard let walk = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+    var found: Set<String> = []
+    for case let path as String in walk where path.hasSuffix(".swift") {
+      let text = try String(
+        contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+      for line in text.split(separator: "\n") {
+        if let name = importedModule(line), project.contains(name) { found.insert(name) }
+      }
+    }
+    return found
+  }
+
+  /// The module an `import` line names ("@preconcurrency import Glibc", "import struct
+  /// Foundation.Date"), or nil for any other line.
+  static func importedModule(_ line: Substring) -> String? {
+    var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })[...]
+    while let first = words.first, first.hasPrefix("@") { words = words.dropFirst() }
+    guard words.first == "import" else { return nil }
+    words = words.dropFirst()
+    let kinds: Set<Substring> = [
+      "struct", "class", "enum", "protocol", "func", "var", "let", "typealias",
+    ]
+    if let kind = words.first, kinds.contains(kind) { words = words.dropFirst() }
+    guard let path = words.first else { return nil }
+    let name = path.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+    return name.isEmpty ? nil : String(name)
+  }
+
+  /// The `module-graph` block of docs/architecture.md: module → the modules it imports.
+  static func documentedGraph() throws -> [String: Set<String>] {
+    let text = try String(
+      contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    guard let start = lines.firstIndex(where: { $0.hasPrefix("```module-graph") }) else {
+      return [:]
+    }
+    var graph: [String: Set<String>] = [:]
+    for line in lines[(start + 1)...] {
+      if line.hasPrefix("```") { break }
+      let parts = line.split(separator: "->", maxSplits: 1, omittingEmptySubsequences: false)
+      guard parts.count == 2 else { continue }
+      let name = parts[0].trimmingCharacters(in: .whitespaces)
+      graph[name] = Set(
+        parts[1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+          .filter { !$0.isEmpty })
+    }
+    return graph
+  }
+
+  @Test func everyImportInSources_isTheOneDocumentedInArchitectureMD() throws {
+    let modules = try Self.modules()
+    let graph = try Self.documentedGraph()
+    #expect(!graph.isEmpty, "docs/architecture.md has no ```module-graph block")
+    #expect(
+      Set(graph.keys) == Set(modules),
+      "modules in Sources/ but not in the graph: \(Set(modules).subtracting(graph.keys).sorted()); in the graph but not in Sources/: \(Set(graph.keys).subtracting(modules).sorted())"
+    )
+    let project = Set(modules)
+    for module in modules {
+      let actual = try Self.imports(of: module, among: project)
+      let documented = graph[module] ?? []
+      #expect(
+        actual == documented,
+        "\(module) imports \(actual.sorted()), the graph says \(documented.sorted())")
+    }
+  }
+
+  @Test func everyModuleHasARowInTheModuleTable() throws {
+    let text = try String(
+      contentsOf: Self.root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+    for module in try Self.modules() {
+      #expect(text.contains("| `\(module)` |"), "docs/architecture.md has no row for \(module)")
+    }
+  }
+
+  @Test func aCModule_hasExactlyOneImporter_andLabelCoreImportsNoneOfThem() throws {
+    let graph = try Self.documentedGraph()
+    let cModules = try Self.modules().filter {
+      $0.hasPrefix("C") && $0.dropFirst().first?.isUppercase == true
+    }
+    #expect(!cModules.isEmpty)
+    for c in cModules {
+      let importers = graph.filter { $0.value.contains(c) }.map(\.key)
+      #expect(importers.count == 1, "\(c) is imported by \(importers.sorted())")
+    }
+    #expect(graph["LabelCore"] == [], "LabelCore imports \(graph["LabelCore"] ?? [])")
+  }
+
+  @Test func importLines_areRead() {
+    #expect(Self.importedModule("import LabelCore") == "LabelCore")
+    #expect(Self.importedModule("  @preconcurrency import Glibc") == "Glibc")
+    #expect(Self.importedModule("@testable import LabelDaemon") == "LabelDaemon")
+    #expect(Self.importedModule("import struct Foundation.Date") == "Foundation")
+    #expect(Self.importedModule("// import LabelCore") == nil)
+    #expect(Self.importedModule("let important = 1") == nil)
+  }
+}
