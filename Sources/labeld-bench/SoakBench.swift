@@ -114,6 +114,25 @@ private func median(_ values: [Double]) -> Double {
   return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
+/// Nil when every value lies within `tolerance` of their median, else one line saying how
+/// many did not and how far they went.
+private func drift(
+  _ name: String, _ values: [(time: Double, value: Double)], tolerance: Double, format: String
+) -> String? {
+  let reference = median(values.map(\.value))
+  let outside = values.filter { abs($0.value - reference) > tolerance * reference }
+  guard !outside.isEmpty, let low = values.min(by: { $0.value < $1.value }),
+    let high = values.max(by: { $0.value < $1.value })
+  else { return nil }
+  func show(_ v: (time: Double, value: Double)) -> String {
+    String(format: format, v.value) + " at " + clock(v.time)
+      + String(format: " (%+.0f%%)", (v.value / reference - 1) * 100)
+  }
+  return "\(name) drifted: \(outside.count) of \(values.count) rows beyond ±"
+    + String(format: "%.0f%% of the median ", tolerance * 100) + String(format: format, reference)
+    + "; lowest \(show(low)), highest \(show(high))"
+}
+
 private func clock(_ seconds: Double) -> String {
   let s = Int(seconds.rounded())
   return String(format: "%d:%02d", s / 60, s % 60)
@@ -263,24 +282,18 @@ private func clock(_ seconds: Double) -> String {
   if judged.isEmpty {
     problems.append("no row after the \(o.warmup) warm-up rows to judge")
   } else {
-    let rates = judged.map(\.load.requestsPerSecond)
-    let reference = median(rates)
-    for r in judged where abs(r.load.requestsPerSecond - reference) > o.tolerance * reference {
-      problems.append(
-        String(
-          format: "requests/s drifted: %.0f at %@, %+.0f%% from the median %.0f",
-          r.load.requestsPerSecond, clock(r.elapsed),
-          (r.load.requestsPerSecond / reference - 1) * 100, reference))
+    if let drift = drift(
+      "requests/s", judged.map { ($0.elapsed, $0.load.requestsPerSecond) }, tolerance: o.tolerance,
+      format: "%.0f")
+    {
+      problems.append(drift)
     }
     if o.slowSpeed == nil {
-      let rss = judged.map { Double($0.metrics.rssKB) }
-      let ref = median(rss)
-      for r in judged where abs(Double(r.metrics.rssKB) - ref) > o.tolerance * ref {
-        problems.append(
-          String(
-            format: "RSS drifted: %.1f MB at %@, %+.0f%% from the median %.1f MB",
-            Double(r.metrics.rssKB) / 1024, clock(r.elapsed),
-            (Double(r.metrics.rssKB) / ref - 1) * 100, ref / 1024))
+      if let drift = drift(
+        "RSS (MB)", judged.map { ($0.elapsed, Double($0.metrics.rssKB) / 1024) },
+        tolerance: o.tolerance, format: "%.1f")
+      {
+        problems.append(drift)
       }
     } else {
       // Slow printers: the backlog grows, and labeld's memory may grow with it, by at most
@@ -289,6 +302,7 @@ private func clock(_ seconds: Double) -> String {
       let baseRSS = Double(base.metrics.rssKB) * 1024
       let baseBacklog = Double(base.backlog ?? 0)
       var slope: (n: Double, sx: Double, sy: Double, sxx: Double, sxy: Double) = (0, 0, 0, 0, 0)
+      var beyond: [(row: SoakRow, rss: Double, allowed: Double)] = []
       for r in judged {
         let queued = Double(r.backlog ?? 0)
         let rss = Double(r.metrics.rssKB) * 1024
@@ -299,14 +313,16 @@ private func clock(_ seconds: Double) -> String {
         slope.sxy += queued * rss
         let allowed =
           baseRSS * (1 + o.tolerance) + o.bytesPerQueuedJob * max(0, queued - baseBacklog)
-        if rss > allowed {
-          problems.append(
-            String(
-              format:
-                "RSS beyond what is queued: %.1f MB at %@ with %.0f jobs queued, allowed %.1f MB (%.1f MB + 10%% + %.0f B × %.0f more queued)",
-              rss / 1048576, clock(r.elapsed), queued, allowed / 1048576, baseRSS / 1048576,
-              o.bytesPerQueuedJob, max(0, queued - baseBacklog)))
-        }
+        if rss > allowed { beyond.append((r, rss, allowed)) }
+      }
+      if let worst = beyond.max(by: { $0.rss - $0.allowed < $1.rss - $1.allowed }) {
+        problems.append(
+          String(
+            format:
+              "RSS beyond what is queued in %d of %d rows; worst %.1f MB at %@ with %d jobs queued, allowed %.1f MB (%.1f MB at the end of the warm-up + 10%% + %.0f B for each of %.0f more jobs queued)",
+            beyond.count, judged.count, worst.rss / 1_048_576, clock(worst.row.elapsed),
+            worst.row.backlog ?? 0, worst.allowed / 1_048_576, baseRSS / 1_048_576,
+            o.bytesPerQueuedJob, max(0, Double(worst.row.backlog ?? 0) - baseBacklog)))
       }
       let d = slope.n * slope.sxx - slope.sx * slope.sx
       if d > 0 {
