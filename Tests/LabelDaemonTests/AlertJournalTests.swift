@@ -62,4 +62,27 @@ struct AlertJournalTests {
     // Retention drops history, never the active set.
     #expect(j.activeEvents.count == 3)
   }
+
+  /// Replays send each event's line as first encoded: one encoding per event, however
+  /// many replays, and the lines follow retention.
+  @Test func lines_areEncodedOncePerEvent_andFollowRetention() {
+    var j = AlertJournal(maxCount: 3)
+    for i in 0..<5 { _ = j.raise(Self.fault("sim:a", .coverOpen, job: i), at: Self.t0) }
+    var encoded: [UInt64] = []
+    let encode: (AlertEvent) -> [UInt8] = { event in
+      encoded.append(event.seq)
+      return Array("line \(event.seq)".utf8)
+    }
+    let first = j.lines(since: 0, encode: encode)
+    let second = j.lines(since: 0, encode: encode)
+    #expect(first.map(\.seq) == [3, 4, 5])  // retention kept three
+    #expect(second.map(\.line) == first.map(\.line))
+    #expect(first.map { String(decoding: $0.line, as: UTF8.self) } == ["line 3", "line 4", "line 5"])
+    #expect(encoded == [3, 4, 5])  // the second replay encoded nothing
+    #expect(j.lines(since: 3, limit: 1, encode: encode).map(\.seq) == [4])
+    #expect(j.lines(since: 0, through: 4, encode: encode).map(\.seq) == [3, 4])
+    _ = j.raise(Self.fault("sim:a", .coverOpen, job: 9), at: Self.t0)
+    #expect(j.lines(since: 0, encode: encode).map(\.seq) == [4, 5, 6])
+    #expect(encoded == [3, 4, 5, 6])
+  }
 }

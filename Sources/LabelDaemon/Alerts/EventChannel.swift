@@ -192,7 +192,7 @@ final class EventChannel: Sendable {
   {
     let target = min(seq, s.journal.latestSeq)
     guard target > s.delivered else { return [] }
-    s.subscribers.deliver(s.journal.events(after: s.delivered, through: target))
+    s.subscribers.deliver(after: s.delivered, through: target, journal: &s.journal)
     s.delivered = target
     s.newest = target  // every seq of this run is an event
     s.journal.keepAfter = target
@@ -250,14 +250,14 @@ final class EventChannel: Sendable {
   ) {
     state.withLock { s in
       s.subscribers.subscribe(
-        subscriber, topics: topics, since: since, journal: s.journal, newest: s.newest,
+        subscriber, topics: topics, since: since, journal: &s.journal, newest: s.newest,
         delivered: s.delivered, respond: respond)
     }
   }
 
   /// Hands a replaying subscriber its next chunk (called again as its queue drains).
   func pump(_ id: UInt64) {
-    state.withLock { s in s.subscribers.pump(id, journal: s.journal, delivered: s.delivered) }
+    state.withLock { s in s.subscribers.pump(id, journal: &s.journal, delivered: s.delivered) }
   }
 
   func unsubscribe(_ id: UInt64) {

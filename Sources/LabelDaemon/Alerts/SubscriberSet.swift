@@ -37,15 +37,17 @@ struct SubscriberSet {
 
   /// Newly delivered alert events (in seq order) to every live alert subscriber; those
   /// still replaying reach them through their replay.
-  func deliver(_ events: some Sequence<AlertEvent>) {
+  func deliver(after: UInt64, through: UInt64, journal: inout AlertJournal) {
     let live = all.values.filter { $0.topics.contains(.alerts) && $0.cursor == nil }
     guard !live.isEmpty else { return }
-    for event in events {
-      let message = OutboundMessage(
-        bytes: Wire.notification(.alert, event), kind: .notification, alertSeq: event.seq)
+    for (seq, line) in journal.lines(since: after, through: through, encode: Self.encode) {
+      let message = OutboundMessage(bytes: line, kind: .notification, alertSeq: seq)
       for sub in live { sub.subscriber.deliver(message) }
     }
   }
+
+  /// An alert event's notification line (the journal keeps it for replays).
+  static func encode(_ event: AlertEvent) -> [UInt8] { Wire.notification(.alert, event) }
 
   /// A job or printer notification, encoded only if someone wants it.
   func publish(_ topic: Topic, _ encode: () -> [UInt8]) {
@@ -64,7 +66,7 @@ struct SubscriberSet {
   /// newest event published, so a replay always reaches it.
   mutating func subscribe(
     _ subscriber: any EventSubscriber, topics: Set<Topic>, since: UInt64?,
-    journal: AlertJournal, newest: UInt64, delivered: UInt64,
+    journal: inout AlertJournal, newest: UInt64, delivered: UInt64,
     respond: (SubscribeResult) -> [UInt8]
   ) {
     let replaying = since != nil && topics.contains(.alerts)
@@ -75,11 +77,11 @@ struct SubscriberSet {
     subscriber.deliver(OutboundMessage(bytes: respond(result), kind: .response, alertSeq: nil))
     all[subscriber.subscriberID] = Subscription(
       subscriber: subscriber, topics: topics, cursor: replaying ? min(start, newest) : nil)
-    pump(subscriber.subscriberID, journal: journal, delivered: delivered)
+    pump(subscriber.subscriberID, journal: &journal, delivered: delivered)
   }
 
   /// Hands a replaying subscriber its next chunk (called again as its queue drains).
-  mutating func pump(_ id: UInt64, journal: AlertJournal, delivered: UInt64) {
+  mutating func pump(_ id: UInt64, journal: inout AlertJournal, delivered: UInt64) {
     guard let sub = all[id], var cursor = sub.cursor else { return }
     if cursor < journal.droppedThrough {
       all[id] = nil
@@ -87,12 +89,11 @@ struct SubscriberSet {
       return
     }
     let budget = sub.subscriber.replayBudget
-    let (events, _) = journal.events(since: cursor, limit: budget, through: delivered)
-    for event in events {
-      sub.subscriber.deliver(
-        OutboundMessage(bytes: Wire.notification(.alert, event), kind: .replay, alertSeq: event.seq)
-      )
-      cursor = event.seq
+    let events = journal.lines(
+      since: cursor, limit: budget, through: delivered, encode: Self.encode)
+    for (seq, line) in events {
+      sub.subscriber.deliver(OutboundMessage(bytes: line, kind: .replay, alertSeq: seq))
+      cursor = seq
     }
     // Fewer than asked for: there is nothing more up to the delivered mark.
     let caughtUp = events.count < budget || cursor >= delivered
