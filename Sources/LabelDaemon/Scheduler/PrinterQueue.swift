@@ -17,7 +17,7 @@ actor PrinterQueue {
   private let saveErrors: SaveErrors
   private let log: Logger
 
-  private var fifo: [Int] = []
+  private var fifo = JobLine()
   private var current: Int?
   private var currentSend: Task<Void, any Error>?
   private var cancelRequested: Set<Int> = []
@@ -140,8 +140,7 @@ actor PrinterQueue {
   /// Cancels a job of this printer: a waiting one at once, the printing one after the label
   /// in progress stops. Returns the job as it then stands, nil if it is not ours.
   func cancel(_ jobID: Int) async -> Job? {
-    if let index = fifo.firstIndex(of: jobID) {
-      fifo.remove(at: index)
+    if fifo.remove(jobID) {
       parked[jobID] = nil
       let job = await updateJob(jobID) { $0.state = .canceled }
       refreshAlert()
@@ -175,7 +174,7 @@ actor PrinterQueue {
       }
       if let fault = faults.first {
         if fault.abortsJob {
-          fifo.removeFirst()
+          _ = fifo.removeFirst()
           await abort(next, reason: fault)
         } else {
           refreshAlert()
@@ -183,7 +182,7 @@ actor PrinterQueue {
         }
         continue
       }
-      fifo.removeFirst()
+      _ = fifo.removeFirst()
       current = next
       publishPrinter()
       await process(next)
@@ -278,7 +277,17 @@ actor PrinterQueue {
         continue
       }
       printed += 1
-      _ = await updateJob(jobID) { [printed] in $0.printed = printed }
+      // The last copy and the job's end are one write (and one event): a commit less
+      // for every job printed.
+      let done = printed == copies && !cancelRequested.contains(jobID)
+      _ = await updateJob(jobID) { [printed] in
+        $0.printed = printed
+        if done { $0.state = .completed }
+      }
+      if done {
+        log.info("printer \(id) job \(jobID) completed (\(copies) copies)")
+        return
+      }
     }
     if cancelRequested.contains(jobID) {
       _ = await updateJob(jobID) { $0.state = .canceled }
@@ -325,7 +334,7 @@ actor PrinterQueue {
   /// A parked job's turn to be read again: back in line, in id order.
   private func unpark(_ jobID: Int) {
     guard parked[jobID] != nil, !draining, !fifo.contains(jobID), current != jobID else { return }
-    fifo.insert(jobID, at: fifo.firstIndex { $0 > jobID } ?? fifo.endIndex)
+    fifo.insertInOrder(jobID)
     wake()
   }
 

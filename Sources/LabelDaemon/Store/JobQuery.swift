@@ -15,12 +15,6 @@ struct JobQuery: Sendable, Equatable {
   /// Nil: every job that matches (protocol v1's `jobs.list`).
   var limit: Int?
 
-  /// Whether only jobs that have not ended can match: those are all in memory.
-  var unfinishedOnly: Bool {
-    guard let states, !states.isEmpty else { return false }
-    return states.allSatisfy { !$0.isTerminal }
-  }
-
   func matches(_ job: Job) -> Bool {
     (printer == nil || job.printer == printer) && (states?.contains(job.state) ?? true)
       && (owner == nil || job.owner.uid == owner) && job.id > (after ?? 0)
@@ -84,30 +78,36 @@ extension JobStore {
     try db.statement(firstIDSQL).bind(time).first { $0.int(0) }
   }
 
-  /// A page of jobs, oldest first, and the cursor of the next page when more remain.
+  /// A page of jobs, oldest first, and the cursor of the next page when more remain. Every
+  /// page is read through an index (a backlog of unfinished jobs is listed like history:
+  /// never by scanning memory); memory adds what rows cannot say yet.
   func page(_ query: JobQuery) async throws(SaveFailure) -> (jobs: [Job], next: Int?) {
-    let jobs: [Job]
-    if query.unfinishedOnly {
-      // Not ended: every such job is in memory.
-      let all = unfinished().filter(query.matches)
-      jobs = query.limit.map { Array(all.prefix($0 + 1)) } ?? all
-    } else {
-      jobs = try await rows(query)
+    let (rows, more) = try await rows(query)
+    // Where this page ends when more rows remain: a later job belongs to a later page.
+    let end = more ? (rows.last?.id ?? Int.max) : Int.max
+    // A job memory holds is as memory has it (its row may be a write behind); a row a
+    // failed write left behind may not match in SQL although the job does.
+    var jobs = rows.map { live($0.id) ?? $0 }
+    let seen = Set(jobs.map(\.id))
+    jobs += rowsBehind().filter { !seen.contains($0.id) && $0.id <= end }
+    jobs = jobs.filter(query.matches).sorted { $0.id < $1.id }
+    guard let limit = query.limit else { return (jobs, nil) }
+    if jobs.count > limit {
+      let page = Array(jobs.prefix(limit))
+      return (page, page.last?.id)
     }
-    guard let limit = query.limit, jobs.count > limit else { return (jobs, nil) }
-    let page = Array(jobs.prefix(limit))
-    return (page, page.last?.id)
+    return (jobs, more ? end : nil)
   }
 
-  /// The rows of a page, with the jobs memory has newer than their row.
-  private func rows(_ query: JobQuery) async throws(SaveFailure) -> [Job] {
-    let rows = try await store.run { db throws(SQLiteError) -> [Job] in
+  /// The rows of a page (at most `limit`), and whether more match beyond them.
+  private func rows(_ query: JobQuery) async throws(SaveFailure) -> (rows: [Job], more: Bool) {
+    try await store.run { db throws(SQLiteError) -> ([Job], Bool) in
       var first = (query.after ?? 0) + 1
       if let since = query.since {
         // Ids grow with creation time: jobs since a time start at one id (the index on
         // created_at finds it), and the page walks ids from there.
         guard let sinceID = try JobStore.firstID(createdSince: since.timeIntervalSince1970, db)
-        else { return [] }
+        else { return ([], false) }
         first = max(first, sinceID)
       }
       // States alone: a page from each state's index, merged.
@@ -116,13 +116,11 @@ extension JobStore {
       let passes: [JobState?] = perState.map { $0.sorted { $0.rawValue < $1.rawValue } } ?? [nil]
       for state in passes {
         let (sql, values) = query.sql(state: state, first: first)
-        out += try db.statement(sql).bind(values: values).all(Self.job(from:))
+        out += try db.statement(sql).bind(values: values).all(JobStore.job(from:))
       }
       if perState != nil { out.sort { $0.id < $1.id } }
-      return out
+      guard let limit = query.limit, out.count > limit else { return (out, false) }
+      return (Array(out.prefix(limit)), true)
     }
-    // A row behind a failed write: memory has the job as it is.
-    let merged = rows.map { live($0.id) ?? $0 }.filter(query.matches)
-    return query.limit.map { Array(merged.prefix($0 + 1)) } ?? merged
   }
 }

@@ -40,6 +40,10 @@ final class JobStore: Sendable {
   /// writes them too, so the first good write brings every row up to date (and clears the
   /// saveErrors the failures raised).
   private let dirty = Mutex<Set<Int>>([])
+  private let created = Atomic<Int>(0)
+
+  /// Jobs created since the last `prune` began (what makes the next one due early).
+  var createdSincePrune: Int { created.load(ordering: .relaxed) }
 
   init(store: StateStore) { self.store = store }
 
@@ -113,11 +117,12 @@ final class JobStore: Sendable {
       }
     }
     cache.withLock { $0[job.id] = job }
+    created.add(1, ordering: .relaxed)
     return (job, caughtUp(behind))
   }
 
   /// The jobs whose rows are behind, as they stand now.
-  private func rowsBehind(plus id: Int? = nil) -> [Job] {
+  func rowsBehind(plus id: Int? = nil) -> [Job] {
     let ids = dirty.withLock { d in id.map { d.union([$0]) } ?? d }
     return cache.withLock { all in ids.sorted().compactMap { all[$0] } }
   }
@@ -163,7 +168,7 @@ final class JobStore: Sendable {
     guard let job = updated else { return nil }
     let rows = rowsBehind(plus: id)
     do {
-      try await store.run { db throws(SQLiteError) in
+      try await store.run(.accepted) { db throws(SQLiteError) in
         try db.transaction { () throws(SQLiteError) in try Self.write(rows, db) }
       }
       return (job, JobWrite(failure: nil, resolved: caughtUp(rows)))
@@ -200,7 +205,7 @@ final class JobStore: Sendable {
   /// never an empty label sent as if it were the job.
   func record(_ id: Int) async throws(SaveFailure) -> JobRecord? {
     guard let job = live(id) else { return nil }
-    let bytes: [UInt8]? = try await store.run { db throws(SQLiteError) in
+    let bytes: [UInt8]? = try await store.run(.accepted) { db throws(SQLiteError) in
       let s = try db.statement("SELECT document FROM jobs WHERE id = ?").bind(id)
       return try s.first { $0.blob(0) }
     }
@@ -223,6 +228,7 @@ final class JobStore: Sendable {
   /// ago, a batch at a time (other store work goes between batches). Housekeeping: a
   /// failure is tried again next time.
   func prune(keep: Int, maxAge: TimeInterval) async {
+    created.store(0, ordering: .relaxed)
     let cutoff = Date().addingTimeInterval(-maxAge).timeIntervalSince1970
     let unfinished = cache.withLock { $0.count }
     let bounds: (count: Int, age: Int)
