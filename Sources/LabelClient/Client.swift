@@ -43,7 +43,15 @@ public struct Notification: Sendable {
 public final class LabelClient {
   public let socketPath: String
   private let fd: Int32
+  /// Bytes read and not yet returned start at `head`; up to `scanned` there is no `\n`.
+  /// Lines are taken by moving `head` (the consumed front is dropped once it is half the
+  /// buffer), and each byte is searched once: a 10,000-line replay or a 4 MiB page costs
+  /// what it is long, not its square.
   private var buffer: [UInt8] = []
+  private var head = 0
+  private var scanned = 0
+  /// What each read reads into (one per client, not one per read).
+  private var chunk = [UInt8](repeating: 0, count: 65536)
   private var nextID = 1
   private var pending: [Notification] = []
   /// Seconds to wait for one line before `timeout` (nil waits forever).
@@ -148,10 +156,22 @@ public final class LabelClient {
   /// Reads one `\n`-terminated line (without the `\n`).
   public func readLine() throws(ClientError) -> [UInt8] {
     while true {
-      if let nl = buffer.firstIndex(of: 0x0A) {
-        let line = Array(buffer[..<nl])
-        buffer.removeFirst(nl + 1)
+      if let nl = buffer[max(head, scanned)...].firstIndex(of: 0x0A) {
+        let line = Array(buffer[head..<nl])
+        head = nl + 1
+        scanned = head
+        if head == buffer.count {
+          buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 20)
+          head = 0
+          scanned = 0
+        }
         return line
+      }
+      scanned = buffer.count
+      if head > 0 && head * 2 >= buffer.count {
+        buffer.removeFirst(head)
+        scanned -= head
+        head = 0
       }
       try fill()
     }
@@ -175,7 +195,6 @@ public final class LabelClient {
       let r = poll(&p, 1, Int32(timeout * 1000))
       if r == 0 { throw .timeout }
     }
-    var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
       let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
       if n > 0 {

@@ -26,6 +26,9 @@ struct SoakOptions: Sendable {
   var mix = LoadMix()
   /// Allowed spread around the median, as a fraction.
   var tolerance = 0.10
+  /// Alert events raised before the first row: labeld's retention (10,000), so the journal
+  /// is at the size it keeps for good (a fresh one fills at 4 events/s, for 40 minutes).
+  var journal = 10_000
 
   /// The section's deadline: the run, the warm-up of labeld, and the wind-down (clients
   /// finishing their calls, labeld settling, its graceful stop).
@@ -58,6 +61,7 @@ func parseSoakFlag(_ flag: String, _ args: inout ArraySlice<String>, _ c: inout 
   case "--minutes": c.soak.minutes = number(0.1...10_000)
   case "--interval": c.soak.interval = number(1...3600)
   case "--warmup": c.soak.warmup = Int(number(0...1000))
+  case "--journal": c.soak.journal = Int(number(0...1_000_000))
   case "--clients": c.soak.mix.clients = Int(number(1...1000))
   case "--rate": c.soak.mix.rate = number(1...1_000_000)
   case "--slow":
@@ -151,6 +155,11 @@ private func clock(_ seconds: Double) -> String {
   let pid = daemon.processIdentifier
   let db = home.appendingPathComponent("state/labeld.db").path
   try LoadGenerator.prepare(socketPath: socket)
+  if o.journal > 0 {
+    try LoadGenerator.fillJournal(
+      socketPath: socket, printer: o.mix.faultPrinter, events: o.journal
+    ) { done in progress("journal: \(done) of \(o.journal) alert events") }
+  }
   let idleBefore = ProcessMetrics.steadyDescriptors(pid) ?? -1
   let targetsBefore = ProcessMetrics.descriptorTargets(pid)
 
@@ -162,6 +171,9 @@ private func clock(_ seconds: Double) -> String {
       + (o.mix.rate.map { String(format: "%.0f calls/s offered", $0) } ?? "closed loop (flat out)")
       + "; \(o.mix.summary); \(o.mix.faultPrinter) toggles mediaEmpty every "
       + String(format: "%g s", o.mix.faultInterval ?? 0))
+  emit(
+    "- before the rows: \(o.journal) alert events raised and cleared (\(o.mix.faultPrinter) mediaEmpty), so the alert journal is at labeld's retention (10,000) from the first row, as after weeks of faults"
+  )
   emit(
     "- \(String(format: "%g", o.minutes)) minutes, a row every \(Int(o.interval)) s; verdict on the rows after the first \(o.warmup)"
   )

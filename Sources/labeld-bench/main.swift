@@ -13,7 +13,7 @@ let usage = """
   usage: labeld-bench [--labeld PATH] [--requests N] [--only NAME[,NAME…]] [--list]
          labeld-bench --soak [--labeld PATH] [--minutes M] [--interval S] [--warmup ROWS]
                       [--slow | --slow-speed LABELS_PER_MIN] [--clients N] [--rate CALLS_PER_S]
-                      [--weights NAME=N,…] [--bytes-per-queued-job B]
+                      [--weights NAME=N,…] [--bytes-per-queued-job B] [--journal EVENTS]
 
   Runs every benchmark section (or the named ones) against the labeld binary at PATH
   (default .build/release/labeld), each in its own process with a timeout, and prints a
@@ -26,7 +26,10 @@ let usage = """
   by more than 10% after the warm-up rows (default 2), any failed call, descriptor growth,
   or labeld dying. Its deadline is the minutes plus 5. --weights sets the mix (names:
   submitNative, submitTemplate, save, renderPNG, renderNative, printersList, jobsList,
-  subscribeReplay); --rate paces the clients instead of a closed loop.
+  subscribeReplay); --rate paces the clients instead of a closed loop. Before the first
+  row, --journal EVENTS alert events (default 10000, labeld's --alert-retention) are
+  raised and cleared so the alert journal starts as full as weeks of faults leave it
+  (0: start empty).
   """
 
 /// The command line, read once.

@@ -7,6 +7,8 @@ import LabelCore
 protocol EventSubscriber: AnyObject, Sendable {
   var subscriberID: UInt64 { get }
   func deliver(_ message: OutboundMessage)
+  /// Several messages at once (a replay chunk): the subscriber may write them together.
+  func deliver(contentsOf messages: [OutboundMessage])
   /// The subscription starts after `seq`: the point an `overflow` resumes from if no alert
   /// has been written to this subscriber yet.
   func subscribed(after seq: UInt64)
@@ -18,6 +20,12 @@ protocol EventSubscriber: AnyObject, Sendable {
   /// Events it had yet to replay were dropped by retention: overflow, so it resumes and
   /// learns of the gap.
   func overflowNow()
+}
+
+extension EventSubscriber {
+  func deliver(contentsOf messages: [OutboundMessage]) {
+    for message in messages { deliver(message) }
+  }
 }
 
 /// The channel's subscribers, their topics and replay cursors. No lock of its own: it lives
@@ -91,10 +99,9 @@ struct SubscriberSet {
     let budget = sub.subscriber.replayBudget
     let events = journal.lines(
       since: cursor, limit: budget, through: delivered, encode: Self.encode)
-    for (seq, line) in events {
-      sub.subscriber.deliver(OutboundMessage(bytes: line, kind: .replay, alertSeq: seq))
-      cursor = seq
-    }
+    sub.subscriber.deliver(
+      contentsOf: events.map { OutboundMessage(bytes: $0.line, kind: .replay, alertSeq: $0.seq) })
+    if let last = events.last { cursor = last.seq }
     // Fewer than asked for: there is nothing more up to the delivered mark.
     let caughtUp = events.count < budget || cursor >= delivered
     all[id]?.cursor = caughtUp ? nil : cursor
