@@ -426,7 +426,9 @@ enum ReplayLine {
     return digits > 0 ? value : nil
   }
 
-  static func contains(_ line: [UInt8], _ needle: [UInt8]) -> Bool { end(of: needle, in: line) != nil }
+  static func contains(_ line: [UInt8], _ needle: [UInt8]) -> Bool {
+    end(of: needle, in: line) != nil
+  }
 
   /// The index just after the first occurrence of `needle` in `line`.
   private static func end(of needle: [UInt8], in line: [UInt8]) -> Int? {

@@ -77,7 +77,8 @@ struct AlertJournalTests {
     let second = j.lines(since: 0, encode: encode)
     #expect(first.map(\.seq) == [3, 4, 5])  // retention kept three
     #expect(second.map(\.line) == first.map(\.line))
-    #expect(first.map { String(decoding: $0.line, as: UTF8.self) } == ["line 3", "line 4", "line 5"])
+    #expect(
+      first.map { String(decoding: $0.line, as: UTF8.self) } == ["line 3", "line 4", "line 5"])
     #expect(encoded == [3, 4, 5])  // the second replay encoded nothing
     #expect(j.lines(since: 3, limit: 1, encode: encode).map(\.seq) == [4])
     #expect(j.lines(since: 0, through: 4, encode: encode).map(\.seq) == [3, 4])

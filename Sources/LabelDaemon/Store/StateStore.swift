@@ -131,7 +131,8 @@ final class StateStore: @unchecked Sendable {
   /// Waits until everything queued so far has run (shutdown, tests).
   func drain() {
     queue.sync {
-      while let work = waiting.withLock({ $0.accepted.removeFirst() ?? $0.requests.removeFirst() }) {
+      while let work = waiting.withLock({ $0.accepted.removeFirst() ?? $0.requests.removeFirst() })
+      {
         work()
       }
     }
