@@ -40,6 +40,7 @@ struct Options {
                                Defaults: zpl 203 dpi, 50.8 x 25.4 mm; brother-ql 300 dpi
                                (its only resolution), 62 mm continuous (length=0), raster
                                for model=QL-820NWB (any Brother QL model name).
+                               keep=N keeps the files of the newest N jobs (default 1000).
       --cups, --no-cups        Add the CUPS server's queues as printers cups:QUEUE (default
                                on). The server is libcups' own: $CUPS_SERVER, client.conf,
                                else the local scheduler. When none answers labeld runs

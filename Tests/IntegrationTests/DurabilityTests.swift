@@ -223,4 +223,34 @@ import Testing
     #expect(kept == Array(ids.suffix(3)))
     d.stop()
   }
+
+  /// A simulated printer keeps the output of its newest `keep` jobs (the files of older
+  /// ones are deleted as new ones print), across a restart.
+  @Test func simulatedPrinterOutput_keepsTheNewestJobs() throws {
+    let home = DaemonProcess.makeTempDirectory()
+    defer { try? FileManager.default.removeItem(at: home) }
+    var d = try DaemonProcess(["--simulate", "zebra=zpl,keep=2"], directory: home)
+    let c = try d.client()
+    let w = try d.client()
+    try w.call("subscribe", ["topics": ["jobs"]])
+    var ids: [Int] = []
+    for i in 0..<4 {
+      let job = try c.call(
+        "jobs.submit",
+        ["printer": "sim:zebra", "document": ["format": "native", "data": base64("^XA\(i)^XZ")]],
+        as: JobResult.self
+      ).job
+      ids.append(job.id)
+      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+    }
+    #expect(
+      ids.map { d.simOutput("zebra", job: $0, ext: "zpl") != nil } == [false, false, true, true])
+    #expect(d.simOutput("zebra", job: ids[3], ext: "zpl") == Array("^XA3^XZ".utf8))
+    d.stop()
+    // Fewer kept after a restart: the older of the two goes at start-up.
+    d = try DaemonProcess(["--simulate", "zebra=zpl,keep=1"], directory: home)
+    #expect(
+      ids.map { d.simOutput("zebra", job: $0, ext: "zpl") != nil } == [false, false, false, true])
+    d.stop()
+  }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import LabelClient
 import LabelCore
-import LabelLoad
 import Testing
+
+@testable import LabelLoad
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -70,6 +71,34 @@ import Testing
         before: \(targetsBefore)
         after: \(targetsAfter)
         """)
+    }
+  }
+
+  /// The generator reads a replay's seqs without decoding each alert (`ReplayLine`): on
+  /// labeld's own lines (a journal filled by `fillJournal`) it reads the seq JSON gives,
+  /// and nothing from the response line.
+  @Test func replayLines_giveTheSeqJSONGives() throws {
+    try withDaemon { d in
+      try LoadGenerator.fillJournal(socketPath: d.socketPath, printer: "sim:zebra", events: 6) {
+        _ in
+      }
+      let c = try d.client()
+      c.timeout = 10
+      try c.sendLine(
+        Array(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"since":0}}"#.utf8))
+      let response = try c.readLine()
+      #expect(ReplayLine.alertSeq(response) == nil)
+      let last = try #require(JSONValue.parse(response)["result"]?["seq"]?.intValue)
+      #expect(last >= 6)
+      var seqs: [Int] = []
+      while seqs.last ?? 0 < last {
+        let line = try c.readLine()
+        let parsed = try JSONValue.parse(line)
+        #expect(parsed["method"] == "alert")
+        #expect(ReplayLine.alertSeq(line) == parsed["params"]?["seq"]?.intValue)
+        seqs.append(ReplayLine.alertSeq(line) ?? -1)
+      }
+      #expect(seqs == Array(1...last))
     }
   }
 }

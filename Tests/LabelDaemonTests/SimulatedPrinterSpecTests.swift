@@ -27,7 +27,8 @@ struct SimulatedPrinterSpecTests {
     ("z=zpl,width=abc", "width=abc"),
     ("z=zpl,colour=red", "unknown option"), ("z=zpl,darkness=31", "darkness=31"),
     ("z=zpl,finish=fold", "tear, cut or peel"), ("z=zpl,speed", "needs a value"),
-    ("z=zpl,accepting=maybe", "yes or no"), ("q=brother-ql,dpi=203", "300 dpi"),
+    ("z=zpl,accepting=maybe", "yes or no"), ("z=zpl,keep=0", "keep=0"),
+    ("q=brother-ql,dpi=203", "300 dpi"),
     ("q=brother-ql,model=QL-9", "unknown Brother QL model"), ("z=zpl,model=QL-700", "brother-ql"),
   ])
   func rejects_withAMessageNamingThePart(text: String, fragment: String) {
@@ -65,5 +66,42 @@ struct DispatcherTests {
       await dispatcher.handle(line, peer: .init(pid: 1, uid: 0, gid: 0), connection: nil))
     let v = try LabelJSON.decoder().decode(JSONValue.self, from: Data(reply))
     #expect(v["error"]?["code"] == -32603)
+  }
+
+  /// The simulated printer keeps the files of its newest `keep` jobs: older ones go as new
+  /// ones are written, files of an earlier run count, an older job printing again takes its
+  /// place by id.
+  @Test func outputFiles_keepTheNewestJobs() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "labeld-outputs-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    func touch(_ job: Int) {
+      _ = FileManager.default.createFile(
+        atPath: dir.appendingPathComponent("\(job).zpl").path, contents: Data("x".utf8))
+    }
+    func files() -> [Int] {
+      ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [])
+        .compactMap { Int($0.dropLast(4)) }.sorted()
+    }
+    // An earlier run left five files (and one of another kind, never touched).
+    for job in [3, 9, 4, 7, 8] { touch(job) }
+    _ = FileManager.default.createFile(
+      atPath: dir.appendingPathComponent("notes.txt").path, contents: nil)
+    let kept = OutputFiles(directory: dir, fileExtension: "zpl", keep: 3)
+    #expect(files() == [7, 8, 9])
+    for job in 10...12 {
+      touch(job)
+      kept.written(job: job)
+    }
+    #expect(files() == [10, 11, 12])
+    // Job 5 (resumed after a restart) is older than all three: it is the one to go.
+    touch(5)
+    kept.written(job: 5)
+    #expect(files() == [10, 11, 12])
+    touch(11)
+    kept.written(job: 11)  // written again: still one file, nothing else goes
+    #expect(files() == [10, 11, 12])
+    #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("notes.txt").path))
   }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import LabelCore
 import LabelLanguages
+import Synchronization
 
 /// A `--simulate` specification: `NAME=LANGUAGE[,dpi=N][,width=MM][,length=MM]
 /// [,speed=LABELS_PER_MIN][,darkness=0-30][,finish=tear|cut|peel][,model=NAME]
-/// [,accepting=yes|no]`. Brother QL printers are 300 dpi; `model` names the Brother QL
+/// [,accepting=yes|no][,keep=N]`. Brother QL printers are 300 dpi; `model` names the Brother QL
 /// model whose raster they take (default QL-820NWB).
 public struct SimulatedPrinterSpec: Sendable, Equatable {
   public var name: String
@@ -21,6 +22,9 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
   public var finish: String?
   /// The Brother QL model simulated (its raster geometry); nil: QL-820NWB.
   public var model: String?
+  /// Output files kept: those of the newest `keep` jobs (older ones are deleted as new
+  /// ones are written), so a demo printer left running for months does not fill the disk.
+  public var keep = 1000
 
   public init(
     name: String, language: PrinterLanguage, dpi: Int? = nil, widthMM: Double? = nil,
@@ -93,6 +97,7 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
           throw SpecError("\(name): finish must be tear, cut or peel")
         }
         spec.finish = value
+      case "keep": spec.keep = Int(try number(1...1_000_000))
       case "accepting":
         guard let b = SpecError.yesNo(value) else {
           throw SpecError("\(name): accepting must be yes or no")
@@ -100,7 +105,7 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
         spec.accepting = b
       default:
         throw SpecError(
-          "\(name): unknown option \"\(key)\" (dpi, width, length, speed, darkness, finish, model, accepting)"
+          "\(name): unknown option \"\(key)\" (dpi, width, length, speed, darkness, finish, model, accepting, keep)"
         )
       }
     }
@@ -122,15 +127,19 @@ public struct SpecError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// The built-in simulated printer: writes each job's exact output bytes to
 /// `<state-dir>/sim/<NAME>/<job>.<ext>` (one copy appended per printed label), taking
-/// `60 / speed` seconds per label. Faults are injected through the scheduler.
+/// `60 / speed` seconds per label, and keeps the files of its newest `keep` jobs.
+/// Faults are injected through the scheduler.
 struct SimulatedPrinter: PrinterTransport {
   let spec: SimulatedPrinterSpec
   let directory: URL
+  private let kept: OutputFiles
 
   init(spec: SimulatedPrinterSpec, stateDirectory: URL) throws {
     self.spec = spec
     self.directory = stateDirectory.appendingPathComponent("sim/\(spec.name)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    kept = OutputFiles(
+      directory: directory, fileExtension: spec.language.fileExtension, keep: spec.keep)
   }
 
   var descriptor: Printer {
@@ -166,7 +175,10 @@ struct SimulatedPrinter: PrinterTransport {
     try Task.checkCancellation()
     let url = outputURL(job: job)
     do {
-      if copy == 1 { try? FileManager.default.removeItem(at: url) }
+      if copy == 1 {
+        try? FileManager.default.removeItem(at: url)
+        kept.written(job: job)
+      }
       if !FileManager.default.fileExists(atPath: url.path) {
         _ = FileManager.default.createFile(atPath: url.path, contents: nil)
       }
@@ -177,6 +189,70 @@ struct SimulatedPrinter: PrinterTransport {
     } catch {
       throw TransportError(
         reason: .communication, message: "\(spec.name): cannot write \(url.path): \(error)")
+    }
+  }
+}
+
+/// The output files a simulated printer keeps: those of the `keep` newest jobs (highest
+/// ids). Files left by an earlier run count too (read once at start-up); beyond `keep`,
+/// the oldest job's file is deleted as a new one is written. (Measured before: a 30-minute
+/// soak left 290,000 files, 3.2 GB, in one directory, and creating files there slowed as
+/// it grew.)
+final class OutputFiles: Sendable {
+  private struct Kept {
+    /// Job ids with a file, ascending from `head`.
+    var ids: [Int] = []
+    var head = 0
+    var members: Set<Int> = []
+  }
+  private let directory: URL
+  private let fileExtension: String
+  private let keep: Int
+  private let kept: Mutex<Kept>
+
+  init(directory: URL, fileExtension: String, keep: Int) {
+    self.directory = directory
+    self.fileExtension = fileExtension
+    self.keep = max(1, keep)
+    let suffix = "." + fileExtension
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    let ids = names.compactMap { name in
+      name.hasSuffix(suffix) ? Int(name.dropLast(suffix.count)) : nil
+    }.sorted()
+    kept = Mutex(Kept(ids: ids, members: Set(ids)))
+    trim()
+  }
+
+  /// A job's file was (re)started.
+  func written(job: Int) {
+    kept.withLock { k in
+      guard k.members.insert(job).inserted else { return }
+      if let last = k.ids.last, job < last {
+        // An older job printing again (resumed after a restart): in id order.
+        k.ids.insert(job, at: k.ids[k.head...].firstIndex { $0 > job } ?? k.ids.endIndex)
+      } else {
+        k.ids.append(job)
+      }
+    }
+    trim()
+  }
+
+  private func trim() {
+    let gone: [Int] = kept.withLock { k in
+      let excess = k.ids.count - k.head - keep
+      guard excess > 0 else { return [] }
+      let gone = Array(k.ids[k.head..<(k.head + excess)])
+      k.head += excess
+      k.members.subtract(gone)
+      if k.head >= 1024 && k.head * 2 >= k.ids.count {
+        k.ids.removeFirst(k.head)
+        k.head = 0
+      }
+      return gone
+    }
+    for job in gone {
+      try? FileManager.default.removeItem(
+        at: directory.appendingPathComponent("\(job).\(fileExtension)"))
     }
   }
 }
