@@ -19,6 +19,9 @@ struct SoakOptions: Sendable {
   var interval = 30.0
   /// Rows before the verdict's reference (the median of the rest) is taken.
   var warmup = 2
+  /// Rows per window: the verdict compares the windows' medians (a 30-s row of a closed
+  /// loop swings with the faults and the backlog they leave; drift is a trend over minutes).
+  var window = 10
   /// Printers slower than the submit rate: labels per minute each (nil: instant).
   var slowSpeed: Double?
   /// Bytes of RSS a queued job may account for in the slow verdict.
@@ -61,6 +64,7 @@ func parseSoakFlag(_ flag: String, _ args: inout ArraySlice<String>, _ c: inout 
   case "--minutes": c.soak.minutes = number(0.1...10_000)
   case "--interval": c.soak.interval = number(1...3600)
   case "--warmup": c.soak.warmup = Int(number(0...1000))
+  case "--window": c.soak.window = Int(number(1...1000))
   case "--journal": c.soak.journal = Int(number(0...1_000_000))
   case "--clients": c.soak.mix.clients = Int(number(1...1000))
   case "--rate": c.soak.mix.rate = number(1...1_000_000)
@@ -118,10 +122,23 @@ private func median(_ values: [Double]) -> Double {
   return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
+/// The medians of consecutive windows of `size` values, each at the time of its last value
+/// (a last window of fewer than half `size` values is left out).
+private func windows(_ values: [(time: Double, value: Double)], size: Int) -> [(
+  time: Double, value: Double
+)] {
+  stride(from: 0, to: values.count, by: size).compactMap { start in
+    let part = values[start..<min(start + size, values.count)]
+    guard part.count * 2 >= size, let last = part.last else { return nil }
+    return (last.time, median(part.map(\.value)))
+  }
+}
+
 /// Nil when every value lies within `tolerance` of their median, else one line saying how
 /// many did not and how far they went.
 private func drift(
-  _ name: String, _ values: [(time: Double, value: Double)], tolerance: Double, format: String
+  _ name: String, _ values: [(time: Double, value: Double)], tolerance: Double, format: String,
+  unit: String = "rows"
 ) -> String? {
   let reference = median(values.map(\.value))
   let outside = values.filter { abs($0.value - reference) > tolerance * reference }
@@ -132,7 +149,7 @@ private func drift(
     String(format: format, v.value) + " at " + clock(v.time)
       + String(format: " (%+.0f%%)", (v.value / reference - 1) * 100)
   }
-  return "\(name) drifted: \(outside.count) of \(values.count) rows beyond ±"
+  return "\(name) drifted: \(outside.count) of \(values.count) \(unit) beyond ±"
     + String(format: "%.0f%% of the median ", tolerance * 100) + String(format: format, reference)
     + "; lowest \(show(low)), highest \(show(high))"
 }
@@ -175,7 +192,7 @@ private func clock(_ seconds: Double) -> String {
     "- before the rows: \(o.journal) alert events raised and cleared (\(o.mix.faultPrinter) mediaEmpty), so the alert journal is at labeld's retention (10,000) from the first row, as after weeks of faults"
   )
   emit(
-    "- \(String(format: "%g", o.minutes)) minutes, a row every \(Int(o.interval)) s; verdict on the rows after the first \(o.warmup)"
+    "- \(String(format: "%g", o.minutes)) minutes, a row every \(Int(o.interval)) s; verdict on the medians of \(o.window)-row windows after the first \(o.warmup) rows"
   )
   emit("")
   emit(
@@ -294,17 +311,31 @@ private func clock(_ seconds: Double) -> String {
   if judged.isEmpty {
     problems.append("no row after the \(o.warmup) warm-up rows to judge")
   } else {
+    let minutes = String(format: "%g-minute medians", Double(o.window) * o.interval / 60)
+    let rate = windows(judged.map { ($0.elapsed, $0.load.requestsPerSecond) }, size: o.window)
+    let rss = windows(judged.map { ($0.elapsed, Double($0.metrics.rssKB) / 1024) }, size: o.window)
+    emit("")
+    emit("| window ending | requests/s (median) | RSS MB (median) |")
+    emit("|---:|---:|---:|")
+    for (r, m) in zip(rate, rss) {
+      emit(String(format: "| %@ | %.0f | %.1f |", clock(r.time), r.value, m.value))
+    }
+    if let low = judged.min(by: { $0.load.requestsPerSecond < $1.load.requestsPerSecond }),
+      let high = judged.max(by: { $0.load.requestsPerSecond < $1.load.requestsPerSecond })
+    {
+      emit(
+        String(
+          format: "- single rows (30 s) ranged from %.0f req/s at %@ to %.0f at %@",
+          low.load.requestsPerSecond, clock(low.elapsed), high.load.requestsPerSecond,
+          clock(high.elapsed)))
+    }
     if let drift = drift(
-      "requests/s", judged.map { ($0.elapsed, $0.load.requestsPerSecond) }, tolerance: o.tolerance,
-      format: "%.0f")
+      "requests/s", rate, tolerance: o.tolerance, format: "%.0f", unit: minutes)
     {
       problems.append(drift)
     }
     if o.slowSpeed == nil {
-      if let drift = drift(
-        "RSS (MB)", judged.map { ($0.elapsed, Double($0.metrics.rssKB) / 1024) },
-        tolerance: o.tolerance, format: "%.1f")
-      {
+      if let drift = drift("RSS (MB)", rss, tolerance: o.tolerance, format: "%.1f", unit: minutes) {
         problems.append(drift)
       }
     } else {
@@ -351,7 +382,7 @@ private func clock(_ seconds: Double) -> String {
   emit("")
   if problems.isEmpty {
     emit(
-      "**Verdict: PASS** (requests/s and RSS within ±\(Int(o.tolerance * 100))% of the median after warm-up, no error, no descriptor growth)"
+      "**Verdict: PASS** (after warm-up, every \(String(format: "%g", Double(o.window) * o.interval / 60))-minute median of requests/s and RSS within ±\(Int(o.tolerance * 100))% of the run's, no error, no descriptor growth)"
     )
   } else {
     emit("**Verdict: FAIL**")

@@ -12,8 +12,9 @@ import Foundation
 let usage = """
   usage: labeld-bench [--labeld PATH] [--requests N] [--only NAME[,NAME…]] [--list]
          labeld-bench --soak [--labeld PATH] [--minutes M] [--interval S] [--warmup ROWS]
-                      [--slow | --slow-speed LABELS_PER_MIN] [--clients N] [--rate CALLS_PER_S]
-                      [--weights NAME=N,…] [--bytes-per-queued-job B] [--journal EVENTS]
+                      [--window ROWS] [--slow | --slow-speed LABELS_PER_MIN] [--clients N]
+                      [--rate CALLS_PER_S] [--weights NAME=N,…] [--bytes-per-queued-job B]
+                      [--journal EVENTS]
 
   Runs every benchmark section (or the named ones) against the labeld binary at PATH
   (default .build/release/labeld), each in its own process with a timeout, and prints a
@@ -23,8 +24,9 @@ let usage = """
   --soak runs the mixed load of issue #13 (16 clients, default 30 minutes, a row every
   30 s) against a fresh labeld with two simulated printers, instant or (--slow) at
   600 labels/min each, and ends with a verdict: PASS, or FAIL (exit 1) naming what drifted
-  by more than 10% after the warm-up rows (default 2), any failed call, descriptor growth,
-  or labeld dying. Its deadline is the minutes plus 5. --weights sets the mix (names:
+  by more than 10% after the warm-up rows (default 2), judged on the medians of windows of
+  --window rows (default 10: five minutes); any failed call, descriptor growth, or labeld
+  dying fails it too. Its deadline is the minutes plus 5. --weights sets the mix (names:
   submitNative, submitTemplate, save, renderPNG, renderNative, printersList, jobsList,
   subscribeReplay); --rate paces the clients instead of a closed loop. Before the first
   row, --journal EVENTS alert events (default 10000, labeld's --alert-retention) are
