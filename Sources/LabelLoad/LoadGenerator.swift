@@ -390,17 +390,20 @@ public final class LoadGenerator: Sendable {
   }
 }
 
-/// A small deterministic generator (SplitMix64): each client's draws repeat run to run.
-struct SplitMix64 {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
+/// A small, fast, seedable generator (SplitMix64): the same seed gives the same draws, so a
+/// load run or a failing fuzz seed replays exactly (the fuzzer in the tests uses it too).
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+  private var state: UInt64
+  public init(seed: UInt64) { state = seed }
+  public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
     return z ^ (z >> 31)
   }
+  /// A number in 0..<n (n > 0).
+  public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
 }
 
 /// Replayed alert lines read without decoding them: the seq is all the replay loop needs,

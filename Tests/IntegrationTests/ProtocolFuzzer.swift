@@ -1,6 +1,7 @@
 import Foundation
 import LabelClient
 import LabelCore
+import LabelLoad
 import LabelPOSIX
 
 #if canImport(Glibc)
@@ -372,19 +373,4 @@ struct ProtocolFuzzer {
   static let knownCodes: Set<Int> = [
     -32700, -32600, -32601, -32602, -32603, 1001, 1002, 1003, 1004, 1005, 1006, 1007,
   ]
-}
-
-/// A small, fast, seedable generator (SplitMix64), so a failing seed replays exactly.
-struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  /// A number in 0..<n (n > 0).
-  mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
 }

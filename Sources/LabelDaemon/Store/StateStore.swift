@@ -187,24 +187,5 @@ final class StateStore: @unchecked Sendable {
   }
 }
 
-/// Closures waiting in one lane, first in first out, O(1) at either end.
-private struct WorkLine {
-  private var items: [@Sendable () -> Void] = []
-  private var head = 0
-
-  mutating func append(_ work: @escaping @Sendable () -> Void) { items.append(work) }
-
-  mutating func removeFirst() -> (@Sendable () -> Void)? {
-    guard head < items.count else { return nil }
-    let work = items[head]
-    head += 1
-    if head == items.count {
-      items.removeAll(keepingCapacity: items.capacity <= 256)
-      head = 0
-    } else if head >= 256 && head * 2 >= items.count {
-      items.removeFirst(head)
-      head = 0
-    }
-    return work
-  }
-}
+/// Closures waiting in one lane.
+private typealias WorkLine = FIFOLine<@Sendable () -> Void>
