@@ -33,7 +33,9 @@ let package = Package(
       name: "CLibUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
     .target(name: "LabelUSB", dependencies: ["CLibUSB"]),
     // Thin POSIX layer: errno-safe syscalls, Unix sockets, peer credentials, socket paths.
-    .target(name: "LabelPOSIX"),
+    // Linux epoll and eventfd (part of libc: no library to link).
+    .systemLibrary(name: "CEpoll"),
+    .target(name: "LabelPOSIX", dependencies: ["CEpoll"]),
     // The daemon: server, dispatcher, alert channel, scheduler, registry, simulator.
     .target(
       name: "LabelDaemon",
@@ -57,6 +59,7 @@ let package = Package(
         "LabelLoad",
       ]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
+    .testTarget(name: "LabelPOSIXTests", dependencies: ["LabelPOSIX"]),
     .testTarget(name: "LabelCUPSTests", dependencies: ["LabelCUPS", "LabelCore"]),
     .testTarget(name: "LabelLanguagesTests", dependencies: ["LabelLanguages", "LabelCore"]),
     .testTarget(

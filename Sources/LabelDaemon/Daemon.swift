@@ -107,7 +107,7 @@ public final class Daemon: Sendable {
     var limits = ConnectionLimits()
     limits.maxMessageBytes = config.maxMessageBytes
     limits.maxQueuedMessages = config.maxQueuedMessages
-    server = Server(
+    server = try Server(
       listenFD: fd, ownedPath: owned, dispatcher: Dispatcher(services: services),
       channel: channel, limits: limits, log: log)
   }
@@ -129,7 +129,7 @@ public final class Daemon: Sendable {
     await settleOrphans(unfinished)
     await services.usb?.adoptLeftovers(policy: config.interruptedJobs)
     clearStalePrinterAlerts()
-    server.start()
+    try server.start()
     if let cups { Task { await cups.run() } }
     log.notice(
       "labeld \(LabelVersion.version) listening on \(config.socketPath); "

@@ -32,8 +32,11 @@ struct ConnectionLimits: Sendable {
 /// and writes responses and notifications through a bounded outgoing queue without ever
 /// blocking the writer (the alert channel delivers under its lock).
 ///
-/// `@unchecked Sendable`: every mutable field lives in `state` (a Mutex); the two Dispatch
-/// sources are created in `init` and only resumed, suspended or cancelled under that lock.
+/// The descriptor is registered with the server's `EventLoop` (edge-triggered for reading
+/// and writing) from `start` until `closeNow`, which removes and closes it under the state
+/// lock: a handler that runs after that finds `closed` set and touches nothing.
+///
+/// `@unchecked Sendable`: every mutable field lives in `state` (a Mutex).
 final class Connection: EventSubscriber, @unchecked Sendable {
   typealias Handler = @Sendable ([UInt8], Connection) async -> [UInt8]?
 
@@ -42,8 +45,7 @@ final class Connection: EventSubscriber, @unchecked Sendable {
   private let fd: Int32
   private let limits: ConnectionLimits
   private let queue: DispatchQueue
-  private let readSource: any DispatchSourceRead
-  private let writeSource: any DispatchSourceWrite
+  private let loop: EventLoop
   private let handler: Handler
   private let onClose: @Sendable (Connection) -> Void
   /// Asks the alert channel for the next replay chunk.
@@ -72,7 +74,10 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     /// Bytes of queued outgoing lines not yet written.
     var outBytes = 0
     var processing = false
+    /// Reading paused (or not started): readiness is noted by the next `readable` call
+    /// that a resume makes, not by the loop's edges.
     var readSuspended = true
+    var registration: EventLoop.Token?
     var readStopped = false
     var eof = false
     var outbox: [OutboundMessage] = []
@@ -89,7 +94,7 @@ final class Connection: EventSubscriber, @unchecked Sendable {
 
   init(
     id: UInt64, fd: Int32, peer: PeerCredentials, limits: ConnectionLimits, queue: DispatchQueue,
-    log: Logger, budget: ReadAheadBudget, handler: @escaping Handler,
+    loop: EventLoop, log: Logger, budget: ReadAheadBudget, handler: @escaping Handler,
     onClose: @escaping @Sendable (Connection) -> Void,
     onReplayDrained: @escaping @Sendable (Connection) -> Void
   ) {
@@ -99,29 +104,29 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     self.peer = peer
     self.limits = limits
     self.queue = queue
+    self.loop = loop
     self.log = log
     self.handler = handler
     self.onClose = onClose
     self.onReplayDrained = onReplayDrained
-    self.readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-    self.writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-    // The descriptor is closed once both sources are cancelled, never before.
-    let pendingCancels = Atomic<Int>(2)
-    let cancelled: @Sendable () -> Void = { [fd] in
-      if pendingCancels.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-        Glibc.close(fd)
-      }
-    }
-    readSource.setCancelHandler(handler: cancelled)
-    writeSource.setCancelHandler(handler: cancelled)
-    readSource.setEventHandler { [weak self] in self?.readable() }
-    writeSource.setEventHandler { [weak self] in self?.writable() }
   }
 
+  /// Registers with the loop and starts reading; a connection the loop cannot take is
+  /// closed (its client sees the socket close).
   func start() {
     state.withLock { s in
+      guard !s.closed else { return }
       s.readSuspended = false
-      readSource.resume()
+      do {
+        s.registration = try loop.add(fd) { [weak self] readiness in
+          guard let self else { return }
+          if !readiness.isDisjoint(with: [.readable, .hangup]) { self.readable() }
+          if !readiness.isDisjoint(with: [.writable, .hangup]) { self.writable() }
+        }
+      } catch {
+        log.error("connection \(subscriberID): cannot watch its socket: \(error)")
+        closeNow(&s)
+      }
     }
   }
 
@@ -131,8 +136,8 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
     var fatal = false
     state.withLock { s in
-      guard !s.closed, !s.readStopped else { return }
-      // Dispatch read sources are edge-triggered on Linux: read until EAGAIN or EOF.
+      guard !s.closed, !s.readStopped, !s.readSuspended else { return }
+      // Edge-triggered: read until EAGAIN or EOF.
       while true {
         let allowance = readAllowance(&s)
         guard allowance > 0 else { break }
@@ -246,8 +251,6 @@ final class Connection: EventSubscriber, @unchecked Sendable {
 
   /// Pauses reading while requests or responses pile up; resumes when they drain.
   private func updateReadPause(_ s: inout State) {
-    // Once closed, both sources are resumed and cancelled for good: touching them again
-    // would leave a suspended source to be released, which Dispatch punishes with a crash.
     guard !s.closed else { return }
     let shouldPause =
       s.readStopped || s.closing || s.waitingForBudget
@@ -255,10 +258,8 @@ final class Connection: EventSubscriber, @unchecked Sendable {
       || s.held >= limits.maxMessageBytes + Self.chunkSize
     if shouldPause && !s.readSuspended {
       s.readSuspended = true
-      readSource.suspend()
     } else if !shouldPause && s.readSuspended {
       s.readSuspended = false
-      readSource.resume()
       // Edge-triggered: data that arrived while paused raises no new event.
       queue.async { [weak self] in self?.readable() }
     }
@@ -377,7 +378,6 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     state.withLock { s in
       guard !s.closed, s.writeArmed else { return }
       s.writeArmed = false
-      writeSource.suspend()
       flush(&s)
     }
   }
@@ -411,8 +411,8 @@ final class Connection: EventSubscriber, @unchecked Sendable {
       let e = errno
       if e == EINTR { continue }
       if e == EAGAIN || e == EWOULDBLOCK {
+        // The loop's next writable edge calls `writable`.
         s.writeArmed = true
-        writeSource.resume()
         compact(&s)
         resumeHandlingIfCaughtUp(&s)
         updateReadPause(&s)
@@ -536,19 +536,13 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     budget.giveBack(s.borrowed)
     s.borrowed = 0
     budget.forget(subscriberID)
-    // A suspended Dispatch source must be resumed before it can be cancelled.
-    if s.readSuspended {
-      s.readSuspended = false
-      readSource.resume()
-    }
-    if !s.writeArmed {
-      s.writeArmed = true
-      writeSource.resume()
-    }
-    readSource.cancel()
-    writeSource.cancel()
-    // The server lets go of the connection only now, with both sources cancelled: a
-    // Dispatch source released while suspended would crash.
+    s.readSuspended = true
+    s.writeArmed = false
+    // Out of the loop first, then closed: the number is free for reuse only once nothing
+    // can act on it here (a handler already on its way finds `closed`).
+    if let registration = s.registration { loop.remove(registration) }
+    s.registration = nil
+    Glibc.close(fd)
     queue.async { [self] in onClose(self) }
   }
 

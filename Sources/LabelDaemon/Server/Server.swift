@@ -10,13 +10,17 @@ import Synchronization
 /// The Unix-socket listener: accepts clients, records their peer credentials, and keeps
 /// every live connection until it closes.
 ///
-/// `@unchecked Sendable`: the accept source is created in `init` and only resumed or
-/// cancelled from `start`/`stop`; all other state is in Mutexes or atomics.
+/// Sockets are watched by labeld's own `EventLoop` (one thread, epoll), not Dispatch
+/// sources (see `EventLoop` for the crash that decided it); `queue` runs what the loop
+/// hands on: retries, grace timers, close bookkeeping.
+///
+/// `@unchecked Sendable`: all mutable state is in Mutexes or atomics.
 final class Server: @unchecked Sendable {
   private let listenFD: Int32
   private let ownedPath: String?
   private let queue = DispatchQueue(label: "labeld.io")
-  private let acceptSource: any DispatchSourceRead
+  private let loop: EventLoop
+  private let listening = Mutex<EventLoop.Token?>(nil)
   private let connections = Mutex<[UInt64: Connection]>([:])
   private let nextID = Atomic<UInt64>(1)
   /// When accept last failed and was logged: a descriptor shortage retries every 100 ms
@@ -34,7 +38,7 @@ final class Server: @unchecked Sendable {
   init(
     listenFD: Int32, ownedPath: String?, dispatcher: Dispatcher, channel: EventChannel,
     limits: ConnectionLimits, log: Logger
-  ) {
+  ) throws(SystemError) {
     self.listenFD = listenFD
     self.ownedPath = ownedPath
     self.dispatcher = dispatcher
@@ -44,20 +48,29 @@ final class Server: @unchecked Sendable {
     // Room for two of the largest message at least, or one could never be read whole.
     self.readAhead = ReadAheadBudget(
       total: max(limits.readAheadBytes, 2 * (limits.maxMessageBytes + 64 * 1024)))
-    self.acceptSource = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
-    acceptSource.setEventHandler { [weak self] in self?.acceptAll() }
+    self.loop = try EventLoop()
   }
 
-  func start() { acceptSource.resume() }
+  /// Starts the loop and accepting.
+  func start() throws(SystemError) {
+    try loop.start()
+    let token = try loop.add(listenFD) { [weak self] readiness in
+      if readiness.contains(.readable) { self?.acceptAll() }
+    }
+    listening.withLock { $0 = token }
+  }
 
   func stop() {
-    acceptSource.cancel()
+    if let token = listening.withLock({ t in defer { t = nil }; return t }) {
+      loop.remove(token)
+    }
     if let ownedPath { unlink(ownedPath) }
     let all = connections.withLock { c in
       defer { c.removeAll() }
       return Array(c.values)
     }
     for connection in all { connection.close() }
+    loop.stop()
   }
 
   var connectionCount: Int { connections.withLock { $0.count } }
@@ -93,7 +106,8 @@ final class Server: @unchecked Sendable {
       let id = nextID.add(1, ordering: .relaxed).oldValue
       let dispatcher = self.dispatcher
       let connection = Connection(
-        id: id, fd: fd, peer: peer, limits: limits, queue: queue, log: log, budget: readAhead,
+        id: id, fd: fd, peer: peer, limits: limits, queue: queue, loop: loop,
+        log: log, budget: readAhead,
         handler: { line, connection in await dispatcher.handle(line, connection: connection) },
         onClose: { [weak self] connection in self?.closed(connection) },
         onReplayDrained: { [channel] connection in channel.pump(connection.subscriberID) })

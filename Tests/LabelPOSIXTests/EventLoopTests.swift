@@ -1,0 +1,158 @@
+import Dispatch
+import LabelPOSIX
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+
+/// The daemon's epoll loop on real sockets: what a handler hears, that a removed
+/// descriptor is never reported, and that thousands of short registrations leave nothing
+/// behind (the churn that crashed Dispatch's sources).
+@Suite struct EventLoopTests {
+  /// A connected, non-blocking Unix socket pair.
+  static func pair() throws -> (Int32, Int32) {
+    var fds: [Int32] = [0, 0]
+    let r = socketpair(
+      AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+        | Int32(SOCK_CLOEXEC.rawValue), 0, &fds)
+    try #require(r == 0)
+    return (fds[0], fds[1])
+  }
+
+  /// Waits for `semaphore`, failing the test instead of hanging if the loop never calls.
+  static func wait(_ semaphore: DispatchSemaphore, _ what: String) {
+    #expect(semaphore.wait(timeout: .now() + 30) == .success, "the loop never reported \(what)")
+  }
+
+  @Test func bytesWritten_reachTheHandler_asReadable() throws {
+    let loop = try EventLoop()
+    try loop.start()
+    defer { loop.stop() }
+    let (a, b) = try Self.pair()
+    defer { close(a); close(b) }
+    let got = Mutex<[UInt8]>([])
+    let done = DispatchSemaphore(value: 0)
+    let token = try loop.add(a) { readiness in
+      guard readiness.contains(.readable) else { return }
+      var buffer = [UInt8](repeating: 0, count: 64)
+      while true {
+        let n = read(a, &buffer, buffer.count)
+        guard n > 0 else { break }
+        let total = got.withLock { g in
+          g += buffer[0..<n]
+          return g.count
+        }
+        if total == 5 { done.signal() }
+      }
+    }
+    defer { loop.remove(token) }
+    #expect(write(b, "hello", 5) == 5)
+    Self.wait(done, "readable")
+    #expect(got.withLock { $0 } == Array("hello".utf8))
+  }
+
+  @Test func aFullSocket_isReportedWritable_onceThePeerReads() throws {
+    let loop = try EventLoop()
+    try loop.start()
+    defer { loop.stop() }
+    let (a, b) = try Self.pair()
+    defer { close(a); close(b) }
+    let block = [UInt8](repeating: 0x41, count: 4096)
+    var filled = 0
+    while true {
+      let n = send(a, block, block.count, Int32(MSG_DONTWAIT))
+      if n <= 0 { break }
+      filled += n
+    }
+    #expect(errno == EAGAIN)
+    let writable = DispatchSemaphore(value: 0)
+    let armed = Atomic<Bool>(false)
+    let token = try loop.add(a) { readiness in
+      if readiness.contains(.writable) && armed.load(ordering: .acquiring) { writable.signal() }
+    }
+    defer { loop.remove(token) }
+    armed.store(true, ordering: .releasing)
+    var sink = [UInt8](repeating: 0, count: 65_536)
+    var drained = 0
+    while drained < filled {
+      let n = read(b, &sink, sink.count)
+      if n <= 0 { break }
+      drained += n
+    }
+    #expect(drained == filled)
+    Self.wait(writable, "writable")
+  }
+
+  @Test func aClosedPeer_isReportedAsHangup() throws {
+    let loop = try EventLoop()
+    try loop.start()
+    defer { loop.stop() }
+    let (a, b) = try Self.pair()
+    defer { close(a) }
+    let hung = DispatchSemaphore(value: 0)
+    let token = try loop.add(a) { readiness in
+      if readiness.contains(.hangup) { hung.signal() }
+    }
+    defer { loop.remove(token) }
+    close(b)
+    Self.wait(hung, "hangup")
+    var byte: UInt8 = 0
+    #expect(read(a, &byte, 1) == 0, "a hangup reads as end of file")
+  }
+
+  @Test func aRemovedDescriptor_isNeverReported() throws {
+    let loop = try EventLoop()
+    try loop.start()
+    defer { loop.stop() }
+    let (a, b) = try Self.pair()
+    let (c, d) = try Self.pair()
+    defer { for fd in [a, b, c, d] { close(fd) } }
+    let removedCalls = Atomic<Int>(0)
+    let removed = try loop.add(a) { _ in removedCalls.add(1, ordering: .relaxed) }
+    // A fresh socket is writable: wait for that first report, so what follows is new.
+    let other = DispatchSemaphore(value: 0)
+    let kept = try loop.add(c) { readiness in
+      if readiness.contains(.readable) { other.signal() }
+    }
+    defer { loop.remove(kept) }
+    loop.remove(removed)
+    loop.remove(removed)  // twice is harmless
+    let before = removedCalls.load(ordering: .relaxed)
+    #expect(write(b, "x", 1) == 1)
+    #expect(write(d, "y", 1) == 1)
+    Self.wait(other, "the kept descriptor")
+    // Both writes happened before the loop reported `c`; `a` was out of the set by then.
+    #expect(removedCalls.load(ordering: .relaxed) == before)
+    #expect(loop.count == 1)
+  }
+
+  @Test func thousandsOfShortRegistrations_leaveNothingBehind() throws {
+    let loop = try EventLoop()
+    try loop.start()
+    defer { loop.stop() }
+    let heard = Atomic<Int>(0)
+    for round in 0..<20_000 {
+      let (a, b) = try Self.pair()
+      let token = try loop.add(a) { _ in heard.add(1, ordering: .relaxed) }
+      if round % 2 == 0 { _ = write(b, "z", 1) }
+      loop.remove(token)
+      close(a)
+      close(b)
+    }
+    #expect(loop.count == 0)
+    // Every descriptor went back: the next socket gets a low number again.
+    let (x, y) = try Self.pair()
+    defer { close(x); close(y) }
+    #expect(x < 1024, "descriptor \(x): registrations leaked descriptors")
+  }
+
+  @Test func stop_fromAnotherThread_waitsForTheLoop_andIsIdempotent() throws {
+    let loop = try EventLoop()
+    try loop.start()
+    loop.stop()
+    loop.stop()
+    #expect(loop.count == 0)
+  }
+}
