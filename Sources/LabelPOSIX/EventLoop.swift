@@ -96,7 +96,11 @@ public final class EventLoop: @unchecked Sendable {
     guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
     var one: UInt64 = 1
     _ = Glibc.write(wakeFD, &one, 8)
-    guard let id = thread.withLock({ t in defer { t = nil }; return t }) else { return }
+    guard
+      let id = thread.withLock({ t in
+        defer { t = nil }; return t
+      })
+    else { return }
     if pthread_equal(id, pthread_self()) != 0 {
       pthread_detach(id)
     } else {

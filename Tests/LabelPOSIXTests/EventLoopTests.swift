@@ -15,7 +15,8 @@ import Testing
   static func pair() throws -> (Int32, Int32) {
     var fds: [Int32] = [0, 0]
     let r = socketpair(
-      AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+      AF_UNIX,
+      Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         | Int32(SOCK_CLOEXEC.rawValue), 0, &fds)
     try #require(r == 0)
     return (fds[0], fds[1])

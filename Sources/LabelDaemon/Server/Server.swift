@@ -61,7 +61,9 @@ final class Server: @unchecked Sendable {
   }
 
   func stop() {
-    if let token = listening.withLock({ t in defer { t = nil }; return t }) {
+    if let token = listening.withLock({ t in
+      defer { t = nil }; return t
+    }) {
       loop.remove(token)
     }
     if let ownedPath { unlink(ownedPath) }
