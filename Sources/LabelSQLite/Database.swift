@@ -72,8 +72,11 @@ public final class Database {
   }
 
   /// Runs `body` in a transaction (BEGIN IMMEDIATE, so a writer learns of a lock at the
-  /// start); commits when it returns, rolls back when it throws.
+  /// start); commits when it returns, rolls back when it throws. Inside a transaction
+  /// already (a batch of the store's work), it is a savepoint of it instead: `body`'s
+  /// changes are undone alone when it throws, and kept by the outer commit otherwise.
   public func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+    if inTransaction { return try savepoint(body) }
     try execute("BEGIN IMMEDIATE")
     do {
       let result = try body()
@@ -81,10 +84,31 @@ public final class Database {
       return result
     } catch {
       // A failed COMMIT (disk full) may leave the transaction open; undo it either way.
-      if sqlite3_get_autocommit(raw) == 0 { _ = sqlite3_exec(raw, "ROLLBACK", nil, nil, nil) }
+      if inTransaction { _ = sqlite3_exec(raw, "ROLLBACK", nil, nil, nil) }
       throw error
     }
   }
+
+  /// Runs `body` in a savepoint (sqlite.org/lang_savepoint.html): released when it
+  /// returns, rolled back to and released when it throws. Savepoints nest.
+  public func savepoint<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+    try execute("SAVEPOINT labeld")
+    do {
+      let result = try body()
+      try execute("RELEASE labeld")
+      return result
+    } catch {
+      // Some failures (disk full, I/O errors) roll back the whole transaction: then there
+      // is no savepoint left to go back to, and the caller sees `inTransaction` false.
+      if inTransaction {
+        _ = sqlite3_exec(raw, "ROLLBACK TO labeld; RELEASE labeld", nil, nil, nil)
+      }
+      throw error
+    }
+  }
+
+  /// Whether a transaction is open (`sqlite3_get_autocommit` is 0).
+  public var inTransaction: Bool { sqlite3_get_autocommit(raw) == 0 }
 
   /// Milliseconds to retry on a lock held elsewhere before failing with SQLITE_BUSY.
   public func setBusyTimeout(milliseconds: Int32) {
