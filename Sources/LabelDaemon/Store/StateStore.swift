@@ -17,8 +17,8 @@ import Synchronization
 /// every commit, so an answer from labeld ("saved", "job accepted") holds even then. Label
 /// volumes are small: the cost (one fsync per commit) is worth it.
 ///
-/// Group commit: the work waiting when the queue comes round (up to `batchLimit` items)
-/// runs in one transaction, each item in a savepoint of it, and is answered once that one
+/// Group commit: the work waiting in one lane when the queue comes round (up to
+/// `batchLimit` items of the first, `requestBatchLimit` of the second) runs in one transaction, each item in a savepoint of it, and is answered once that one
 /// commit is on disk. A failed item undoes only its own changes; a failed commit fails
 /// every item of the batch (none is answered "saved"). Under the soak's load a commit per
 /// item was a fsync per job state change: the store's queue spent its time waiting on the
@@ -45,8 +45,10 @@ final class StateStore: @unchecked Sendable {
   /// the first item waiting (of the first lane that has one), so order within a lane is
   /// kept and nothing waits behind a later lane.
   private let waiting = Mutex<(accepted: WorkLine, requests: WorkLine)>((WorkLine(), WorkLine()))
-  /// Items that share one commit at most.
+  /// Items of the first lane that share one commit at most.
   static let batchLimit = 64
+  /// Items of the second lane that share one commit at most.
+  static let requestBatchLimit = 8
   private var database: Database?
   private let busyTimeoutMS: Int32
   private let log: Logger
@@ -135,12 +137,18 @@ final class StateStore: @unchecked Sendable {
   /// Runs what is waiting, up to `batchLimit` items, the first lane's first, in one
   /// transaction (on `queue`; an earlier call or `drain` may have run it all already).
   private func runNext() {
+    // One lane a batch: the printers' and the journal's work together when any waits,
+    // else a few requests. A printer's next step waits at most for the batch running,
+    // so requests go in small batches (a printer takes three steps a job, one after
+    // the other: with batches of 64 requests ahead of each, printers fell behind).
     let batch: [Work] = waiting.withLock { w in
       var out: [Work] = []
-      while out.count < Self.batchLimit,
-        let next = w.accepted.removeFirst() ?? w.requests.removeFirst()
-      {
-        out.append(next)
+      if !w.accepted.isEmpty {
+        while out.count < Self.batchLimit, let next = w.accepted.removeFirst() { out.append(next) }
+      } else {
+        while out.count < Self.requestBatchLimit, let next = w.requests.removeFirst() {
+          out.append(next)
+        }
       }
       return out
     }
