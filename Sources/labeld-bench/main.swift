@@ -24,9 +24,11 @@ let usage = """
   --soak runs the mixed load of issue #13 (16 clients, default 30 minutes, a row every
   30 s) against a fresh labeld with two simulated printers, instant or (--slow) at
   600 labels/min each, and ends with a verdict: PASS, or FAIL (exit 1) naming what drifted
-  by more than 10% after the warm-up rows (default 2), judged on the medians of windows of
-  --window rows (default 10: five minutes); any failed call, descriptor growth, or labeld
-  dying fails it too. Its deadline is the minutes plus 5. --weights sets the mix (names:
+  after the warm-up rows (default 2): requests/s judged on the medians of windows of
+  --window rows (default 10: five minutes), within 10% of the run's; RSS within 10% of the
+  warm-up's plus --bytes-per-queued-job (default 2048) for each job queued since (printers
+  slower than the submits leave a legitimate backlog; memory may follow it, no further);
+  any failed call, descriptor growth, or labeld dying fails it too. Its deadline is the minutes plus 5. --weights sets the mix (names:
   submitNative, submitTemplate, save, renderPNG, renderNative, printersList, jobsList,
   subscribeReplay); --rate paces the clients instead of a closed loop. Before the first
   row, --journal EVENTS alert events (default 10000, labeld's --alert-retention) are
