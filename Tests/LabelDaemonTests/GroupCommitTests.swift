@@ -79,11 +79,11 @@ import Testing
         gate.wait()
       }
     }
-    while !holding.load(ordering: .acquiring) { await Task.yield() }
+    while !holding.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(1)) }
     var tasks: [Task<Result<Bool, SaveFailure>, Never>] = []
     for (index, op) in ops.enumerated() {
       // In order: each is queued before the next starts.
-      while store.waitingCount < index { await Task.yield() }
+      while store.waitingCount < index { try? await Task.sleep(for: .milliseconds(1)) }
       tasks.append(
         Task {
           do throws(SaveFailure) {
@@ -93,7 +93,7 @@ import Testing
           }
         })
     }
-    while store.waitingCount < ops.count { await Task.yield() }
+    while store.waitingCount < ops.count { try? await Task.sleep(for: .milliseconds(1)) }
     gate.signal()
     _ = await holder.value
     var out: [Result<Bool, SaveFailure>] = []
