@@ -30,6 +30,11 @@ import Testing
     return (store, dir)
   }
 
+  static func remove(_ store: StateStore, _ dir: String) {
+    store.close()
+    try? FileManager.default.removeItem(atPath: dir)
+  }
+
   static func keys(_ store: StateStore) throws -> [String] {
     try store.runSync { db throws(SQLiteError) in
       let s = try db.statement("SELECT k FROM t ORDER BY k")
@@ -103,10 +108,7 @@ import Testing
 
   @Test func workThatWaitsTogether_isOneTransaction_andAFailingItemUndoesOnlyItself() async throws {
     let (store, dir) = try Self.store()
-    defer {
-      store.close()
-      try? FileManager.default.removeItem(atPath: dir)
-    }
+    defer { Self.remove(store, dir) }
     let results = await Self.batch(
       store,
       [.insert("a"), .insertThenFail, .insert("c"), .nested("d")])
@@ -125,10 +127,7 @@ import Testing
 
   @Test func aFailingCommit_failsEveryItemOfTheBatch_andKeepsNothing() async throws {
     let (store, dir) = try Self.store()
-    defer {
-      store.close()
-      try? FileManager.default.removeItem(atPath: dir)
-    }
+    defer { Self.remove(store, dir) }
     let results = await Self.batch(
       store,
       [.insert("x"), .orphan, .insert("y")])
