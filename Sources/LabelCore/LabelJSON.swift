@@ -20,13 +20,15 @@ public enum LabelJSON {
     return d
   }
 
-  /// Encodes `value` as a JSON value tree (for error data and generic plumbing).
+  /// Encodes `value` as a JSON value tree (for error data and generic plumbing), without
+  /// writing it out as text.
   public static func value<T: Encodable>(_ value: T) throws -> JSONValue {
-    try JSONValue.parse([UInt8](encoder().encode(value)))
+    try JSONValueEncoder().encode(value)
   }
 
-  /// Decodes a typed value from a JSON value tree; a DecodingError names the field.
+  /// Decodes a typed value from a JSON value tree (a request's params as parsed); a
+  /// DecodingError names the field.
   public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-    try decoder().decode(type, from: Data(value.serialized()))
+    try JSONValueDecoder().decode(type, from: value)
   }
 }
