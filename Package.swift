@@ -36,19 +36,63 @@ let package = Package(
     // Linux epoll and eventfd (part of libc: no library to link).
     .systemLibrary(name: "CEpoll"),
     .target(name: "LabelPOSIX", dependencies: ["CEpoll"]),
-    // The daemon: server, dispatcher, alert channel, scheduler, registry, simulator.
+    // The daemon's layers, bottom up (docs/architecture.md draws the graph; ModuleGraphTests
+    // checks it). The log: journald-prefixed lines on stderr.
+    .target(name: "LabelLog"),
+    // The one alert channel: journal, sequence, subscribers, save failures as alerts.
+    .target(name: "LabelEvents", dependencies: ["LabelCore", "LabelLog", "LabelPOSIX"]),
+    // labeld's state in SQLite: products, templates, jobs, the alert journal.
+    .target(
+      name: "LabelStore", dependencies: ["LabelCore", "LabelSQLite", "LabelEvents", "LabelLog"]),
+    // The scheduler: the transport protocol, one queue per printer, the registry, jobs.
+    .target(
+      name: "LabelScheduler",
+      dependencies: ["LabelCore", "LabelEvents", "LabelStore", "LabelLog"]),
+    // Transports, one module each, seeing only the scheduler's protocols and the drivers.
+    .target(
+      name: "LabelTransportSim",
+      dependencies: ["LabelCore", "LabelScheduler", "LabelLanguages"]),
+    .target(
+      name: "LabelTransportCUPS",
+      dependencies: [
+        "LabelCore", "LabelScheduler", "LabelLanguages", "LabelCUPS", "LabelLog", "LabelPOSIX",
+      ]),
+    .target(
+      name: "LabelTransportUSB",
+      dependencies: ["LabelCore", "LabelScheduler", "LabelLanguages", "LabelUSB", "LabelLog"]),
+    // The socket: connections, the dispatcher, the methods, access policy, rendering.
+    .target(
+      name: "LabelServer",
+      dependencies: [
+        "LabelCore", "LabelPOSIX", "LabelEvents", "LabelStore", "LabelScheduler", "LabelRender",
+        "LabelLanguages", "LabelLog",
+      ]),
+    // The composition root: configuration, start-up, shutdown, reload.
     .target(
       name: "LabelDaemon",
       dependencies: [
-        "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender", "LabelCUPS",
-        "LabelUSB",
+        "LabelCore", "LabelPOSIX", "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler",
+        "LabelTransportSim", "LabelTransportCUPS", "LabelTransportUSB", "LabelServer",
+      ]),
+    // The test kit: a fake transport, a store in memory and the daemon's parts wired for
+    // unit tests of the queue and the dispatcher.
+    .target(
+      name: "LabelTestKit",
+      dependencies: [
+        "LabelCore", "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler", "LabelServer",
+        "LabelPOSIX",
       ]),
     // A blocking line-oriented client used by labelctl and the tests.
     .target(name: "LabelClient", dependencies: ["LabelCore", "LabelPOSIX"]),
     // The mixed load of issue #13 (clients, fault toggling, per-interval counts) and /proc
     // metrics, shared by `make soak` (labeld-bench --soak) and the soak test.
     .target(name: "LabelLoad", dependencies: ["LabelClient", "LabelCore"]),
-    .executableTarget(name: "labeld", dependencies: ["LabelDaemon", "LabelCore", "LabelPOSIX"]),
+    .executableTarget(
+      name: "labeld",
+      dependencies: [
+        "LabelDaemon", "LabelCore", "LabelPOSIX", "LabelLog", "LabelScheduler",
+        "LabelTransportSim",
+      ]),
     .executableTarget(name: "labelctl", dependencies: ["LabelClient", "LabelCore", "LabelPOSIX"]),
     // `make bench`: latency, fan-out and memory of a running labeld (not part of CI);
     // `make soak`: the mixed load for SOAK_MINUTES with a verdict.
@@ -56,25 +100,27 @@ let package = Package(
       name: "labeld-bench",
       dependencies: [
         "LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender",
-        "LabelLoad",
+        "LabelLoad", "LabelTestKit",
       ]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
     .testTarget(name: "LabelPOSIXTests", dependencies: ["LabelPOSIX"]),
     .testTarget(name: "LabelCUPSTests", dependencies: ["LabelCUPS", "LabelCore"]),
     .testTarget(name: "LabelLanguagesTests", dependencies: ["LabelLanguages", "LabelCore"]),
     .testTarget(
-      name: "LabelRenderTests", dependencies: ["LabelRender", "LabelLanguages", "LabelCore"]),
+      name: "LabelRenderTests",
+      dependencies: ["LabelRender", "LabelLanguages", "LabelCore", "LabelTestKit"]),
     .testTarget(
       name: "LabelDaemonTests",
       dependencies: [
-        "LabelDaemon", "LabelCore", "LabelSQLite", "LabelLanguages", "LabelUSB",
-        "LabelCUPS",
+        "LabelDaemon", "LabelCore", "LabelSQLite", "LabelLanguages", "LabelUSB", "LabelCUPS",
+        "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler", "LabelTransportSim",
+        "LabelTransportCUPS", "LabelTransportUSB", "LabelServer", "LabelTestKit",
       ]),
     .testTarget(
       name: "IntegrationTests",
       dependencies: [
         "LabelClient", "LabelCore", "LabelPOSIX", "LabelLanguages", "LabelRender", "LabelSQLite",
-        "LabelLoad", "labeld", "labelctl",
+        "LabelLoad", "LabelTestKit", "labeld", "labelctl",
       ]
     ),
   ],

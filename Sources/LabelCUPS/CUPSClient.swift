@@ -1,5 +1,6 @@
 import CCUPS
 import Dispatch
+import LabelCore
 
 /// A client of the CUPS server: every libcups call runs on this client's own serial
 /// Dispatch queue, never on Swift's cooperative pool, over one connection it owns.
@@ -11,14 +12,14 @@ import Dispatch
 /// `@unchecked Sendable`: the only mutable state, `connection`, is touched only by blocks
 /// running on `queue`, which is serial.
 public final class CUPSClient: @unchecked Sendable {
-  private let queue: DispatchQueue
+  private let queue: BlockingQueue
   private var connection: HTTPConnection?
   private let connectTimeoutMS: Int32
   private let ioTimeout: Double
 
   /// `label` names the queue (debuggers and `ps -L` show it).
   public init(label: String, connectTimeoutMS: Int32 = 3000, ioTimeout: Double = 10) {
-    queue = DispatchQueue(label: "labeld.cups.\(label)")
+    queue = BlockingQueue(label: "labeld.cups.\(label)")
     self.connectTimeoutMS = connectTimeoutMS
     self.ioTimeout = ioTimeout
   }
@@ -31,24 +32,21 @@ public final class CUPSClient: @unchecked Sendable {
   private func run<T: Sendable>(
     _ body: @escaping @Sendable (HTTPConnection) throws(CUPSError) -> T
   ) async throws(CUPSError) -> T {
-    let result: Result<T, CUPSError> = await withCheckedContinuation { continuation in
-      queue.async { [self] in
-        do throws(CUPSError) {
-          let http: HTTPConnection
-          if let open = connection {
-            http = open
-          } else {
-            http = try HTTPConnection(timeoutMS: connectTimeoutMS, ioTimeout: ioTimeout)
-            connection = http
-          }
-          continuation.resume(returning: .success(try body(http)))
-        } catch {
-          if error.isConnectionFailure { connection = nil }
-          continuation.resume(returning: .failure(error))
+    try await queue.run { [self] () throws(CUPSError) -> T in
+      do throws(CUPSError) {
+        let http: HTTPConnection
+        if let open = connection {
+          http = open
+        } else {
+          http = try HTTPConnection(timeoutMS: connectTimeoutMS, ioTimeout: ioTimeout)
+          connection = http
         }
+        return try body(http)
+      } catch {
+        if error.isConnectionFailure { connection = nil }
+        throw error
       }
     }
-    return try result.get()
   }
 
   /// Sends `request` and returns the response, or the error libcups recorded.

@@ -128,13 +128,12 @@ public final class LabelClient {
   public func sendRaw(_ bytes: [UInt8]) throws(ClientError) {
     var offset = 0
     while offset < bytes.count {
-      let n = bytes.withUnsafeBytes {
-        Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+      let (n, _) = retryingEINTR {
+        bytes.withUnsafeBytes {
+          Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+        }
       }
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw .closed
-      }
+      if n < 0 { throw .closed }
       offset += n
     }
   }
@@ -196,13 +195,13 @@ public final class LabelClient {
       if r == 0 { throw .timeout }
     }
     while true {
-      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      let (n, _) = retryingEINTR {
+        chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      }
       if n > 0 {
         buffer.append(contentsOf: chunk[0..<n])
         return
       }
-      if n == 0 { throw .closed }
-      if errno == EINTR { continue }
       throw .closed
     }
   }

@@ -1,40 +1,25 @@
 import Foundation
-import LabelCore
-
-/// One message queued for a connection: a complete `\n`-terminated line.
-struct OutboundMessage: Sendable {
-  enum Kind: Sendable {
-    /// A response to the connection's own request (bounded by pausing reads instead).
-    case response
-    /// A notification; counts against the connection's outgoing bound.
-    case notification
-    /// A notification replayed for `subscribe` with `since`, in chunks sized to the bound.
-    case replay
-  }
-  var bytes: [UInt8]
-  var kind: Kind
-  /// The alert seq this line carries, for the `overflow` notification's `seq`.
-  var alertSeq: UInt64?
-}
 
 /// A request's `id` exactly as the client wrote it: the raw JSON text of a number or a
 /// string, echoed byte for byte in the response (JSON-RPC 2.0 §5: the same value as the
 /// request's). No Swift number holds every JSON number (`1e400`, 30 digits), so the id is
 /// never converted.
-struct RequestID: Sendable, Equatable {
+public struct RequestID: Sendable, Equatable {
   /// The member's text: a number, a string with its quotes and escapes, or `null`.
-  let json: [UInt8]
+  public let json: [UInt8]
+
+  public init(json: [UInt8]) { self.json = json }
 }
 
 /// Encodes protocol lines: JSON-RPC 2.0 envelopes, one line each.
-enum Wire {
+public enum Wire {
   private struct NotificationEnvelope<P: Encodable>: Encodable {
     let jsonrpc = "2.0"
     let method: String
     let params: P
   }
 
-  static func line<T: Encodable>(_ value: T) -> [UInt8] {
+  public static func line<T: Encodable>(_ value: T) -> [UInt8] {
     do {
       var bytes = [UInt8](try LabelJSON.encoder().encode(value))
       bytes.append(0x0A)
@@ -47,7 +32,7 @@ enum Wire {
 
   /// `{"id":ID,"jsonrpc":"2.0","result":RESULT}`. A result that cannot be encoded (a
   /// bug) becomes a -32603 answer rather than a crash.
-  static func result<R: Encodable>(id: RequestID, _ result: R) -> [UInt8] {
+  public static func result<R: Encodable>(id: RequestID, _ result: R) -> [UInt8] {
     let encoded: [UInt8]
     do {
       encoded = [UInt8](try LabelJSON.encoder().encode(result))
@@ -59,7 +44,7 @@ enum Wire {
 
   /// `{"error":ERROR,"id":ID,"jsonrpc":"2.0"}`; `id` nil is `null` (the request's id
   /// could not be read).
-  static func error(id: RequestID?, _ error: RPCError) -> [UInt8] {
+  public static func error(id: RequestID?, _ error: RPCError) -> [UInt8] {
     // RPCError holds strings, integers and JSONValue data (non-finite numbers written as
     // null): it always encodes.
     let encoded =
@@ -83,7 +68,9 @@ enum Wire {
     return out
   }
 
-  static func notification<P: Encodable>(_ method: NotificationMethod, _ params: P) -> [UInt8] {
+  public static func notification<P: Encodable>(_ method: NotificationMethod, _ params: P)
+    -> [UInt8]
+  {
     line(NotificationEnvelope(method: method.rawValue, params: params))
   }
 }

@@ -1,5 +1,8 @@
 import Foundation
 import LabelCore
+import LabelEvents
+import LabelLog
+import LabelStore
 
 #if canImport(Glibc)
   @preconcurrency import Glibc

@@ -1,6 +1,14 @@
 import Foundation
 import LabelCore
+import LabelEvents
+import LabelLog
 import LabelPOSIX
+import LabelScheduler
+import LabelServer
+import LabelStore
+import LabelTransportCUPS
+import LabelTransportSim
+import LabelTransportUSB
 import Synchronization
 
 #if canImport(Glibc)
@@ -53,7 +61,8 @@ public final class Daemon: Sendable {
   private let jobStore: JobStore
   private let server: Server
   private let log: Logger
-  private let cups: CUPSDiscovery?
+  /// The configured simulated printers, adopted at start.
+  private let simulated: [SimulatedPrinter]
 
   public init(config: DaemonConfig, log: Logger) throws {
     self.config = config
@@ -78,29 +87,29 @@ public final class Daemon: Sendable {
     let channel = AlertChannelSetup.make(
       store: store, storeOpened: storeOpened, config: config,
       runtimeDirectory: Self.runtimeDirectory(socketPath: config.socketPath), log: log)
-    let registry = PrinterRegistry()
+    let registry = PrinterRegistry(jobs: jobStore, channel: channel, log: log)
     let saveErrors = SaveErrors(channel: channel)
+    var simulated: [SimulatedPrinter] = []
     for spec in config.simulated {
-      if registry.queue("sim:\(spec.name)") != nil {
+      if simulated.contains(where: { $0.spec.name == spec.name }) {
         throw SpecError("--simulate \(spec.name) is given twice")
       }
-      let printer = try SimulatedPrinter(spec: spec, stateDirectory: state)
-      registry.add(PrinterQueue(transport: printer, jobs: jobStore, channel: channel, log: log))
+      simulated.append(try SimulatedPrinter(spec: spec, stateDirectory: state))
     }
-    cups =
-      config.cups
-      ? CUPSDiscovery(
-        pins: config.cupsLanguages, stateDirectory: state, registry: registry, jobs: jobStore,
-        channel: channel, policy: config.interruptedJobs, log: log) : nil
+    self.simulated = simulated
+    var sources: [any PrinterSource] = []
+    if config.cups {
+      sources.append(
+        CUPSDiscovery(pins: config.cupsLanguages, stateDirectory: state, log: log))
+    }
+    sources.append(USBMonitor(settings: config.usb, log: log))
     services = Services(
       channel: channel, printers: registry, products: ProductStore(store: store),
       templates: TemplateStore(store: store),
       jobs: JobService(
         jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
       renderer: LabelRenderer(), saveErrors: saveErrors,
-      access: AccessPolicy(adminGroup: config.adminGroup), cups: cups, log: log,
-      usb: USBMonitor(
-        settings: config.usb, registry: registry, jobs: jobStore, channel: channel, log: log))
+      access: AccessPolicy(adminGroup: config.adminGroup), log: log, sources: sources)
 
     let (fd, owned) = try Self.listeningSocket(
       config.socketPath, mode: config.socketMode, group: config.socketGroup, log: log)
@@ -117,20 +126,15 @@ public final class Daemon: Sendable {
     if let seeds = config.seedDirectory {
       try await Seeds(directory: seeds, log: log).load(into: services)
     }
-    _ = await cups?.discover()
-    // USB printers plugged in now are known before unfinished jobs are handed out.
-    await services.usb?.start()
+    for printer in simulated { await services.printers.adopt(printer) }
+    // CUPS queues and USB printers there now are known before unfinished jobs are handed
+    // out; printers found later take back their own when they are adopted.
+    for source in services.sources { await source.start(into: services.printers) }
     let unfinished = jobStore.unfinished()
-    for queue in services.printers.all {
-      await queue.resume(
-        unfinished.filter { $0.printer == queue.id }, policy: config.interruptedJobs)
-      await queue.start()
-    }
+    await services.printers.open(policy: config.interruptedJobs)
     await settleOrphans(unfinished)
-    await services.usb?.adoptLeftovers(policy: config.interruptedJobs)
     clearStalePrinterAlerts()
     try server.start()
-    if let cups { Task { await cups.run() } }
     log.notice(
       "labeld \(LabelVersion.version) listening on \(config.socketPath); "
         + "\(services.printers.all.count) printer(s); \(unfinished.count) unfinished job(s) resumed; "
@@ -159,13 +163,13 @@ public final class Daemon: Sendable {
   /// Those of a printer no longer configured (a simulated one dropped from the command
   /// line, a transport switched off) end now, with a reason.
   private func settleOrphans(_ unfinished: [Job]) async {
-    var absent: [String: Reason] = [:]
+    var absent: [String: Absence] = [:]
     for job in unfinished where services.printers.queue(job.printer) == nil {
-      if let reason = absenceReason(job.printer) {
+      if let absence = services.sources.lazy.compactMap({ $0.absence(of: job.printer) }).first {
         if absent[job.printer] == nil {
-          log.notice("job \(job.id) waits for \(job.printer) (\(reason.rawValue))")
+          log.notice("job \(job.id) waits for \(job.printer) (\(absence.reason.rawValue))")
         }
-        absent[job.printer] = reason
+        absent[job.printer] = absence
         continue
       }
       let message = "printer \(job.printer) is no longer configured"
@@ -181,16 +185,7 @@ public final class Daemon: Sendable {
       }
       log.warning("job \(job.id) aborted: \(message)")
     }
-    for (printer, reason) in absent { services.jobs.absent.hold(printer, reason: reason) }
-  }
-
-  /// Why a printer that is not here at start-up may still come (the reason its jobs wait
-  /// under), or nil when it cannot: USB printers (one may be plugged in later) and CUPS
-  /// queues (the server may not have answered yet, or the queue may be added back).
-  private func absenceReason(_ printer: String) -> Reason? {
-    if printer.hasPrefix("cups:"), let cups { return cups.everReached ? .notFound : .offline }
-    if printer.hasPrefix("usb:"), config.usb.enabled { return .disconnected }
-    return nil
+    for (printer, absence) in absent { services.jobs.absent.hold(printer, absence) }
   }
 
   /// A printerError alert from the previous run whose printer is fine now is cleared: the
@@ -229,7 +224,7 @@ public final class Daemon: Sendable {
       for queue in queues { group.addTask { await queue.drain() } }
     }
     cutoff.cancel()
-    await services.usb?.stop()
+    for source in services.sources.reversed() { await source.stop() }
     store.drain()
     services.channel.stopJournal(timeout: .seconds(5))
     store.close()
@@ -291,9 +286,7 @@ public final class Daemon: Sendable {
   /// lock and the store's queue. The watchdog pings systemd only after this returns.
   public func healthCheck() async {
     _ = services.channel.latestSeq
-    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-      store.ping { done.resume() }
-    }
+    await store.ping()
   }
 
   /// Where the alert sequence's mirror goes: systemd's `$RUNTIME_DIRECTORY` (the first

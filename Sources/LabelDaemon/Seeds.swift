@@ -1,5 +1,7 @@
 import Foundation
 import LabelCore
+import LabelLog
+import LabelServer
 
 /// Demo data: `products.json` (an array of products) and `templates.json` (an array of
 /// templates) in a directory, loaded into empty stores at start-up.

@@ -8,9 +8,9 @@ import LabelCore
 /// replay from before it reports a gap. Events a previous run may have delivered without
 /// journaling them (or whose rows could not be read back) are `lost`: a replay over them
 /// reports a gap too, never a silent hole.
-struct AlertJournal {
+package struct AlertJournal {
   /// The last seq handed out (not necessarily delivered yet: see `EventChannel`).
-  private(set) var latestSeq: UInt64
+  package private(set) var latestSeq: UInt64
   private var retained: [AlertEvent] = []
   /// Each retained event's notification line (same index as `retained`), encoded the
   /// first time it is sent and kept while the event is: a replay copies lines instead of
@@ -19,18 +19,18 @@ struct AlertJournal {
   /// About 300 bytes an event sent.
   private var lines: [[UInt8]?] = []
   private var head = 0
-  private(set) var active: [String: AlertEvent] = [:]
+  package private(set) var active: [String: AlertEvent] = [:]
   /// The highest seq no longer retained (0 when nothing has been dropped).
-  private(set) var droppedThrough: UInt64
+  package private(set) var droppedThrough: UInt64
   /// Seqs that may have reached clients but are not in the journal (from a previous run).
-  private(set) var lost: ClosedRange<UInt64>?
-  var maxCount: Int
-  var maxAge: TimeInterval
+  package private(set) var lost: ClosedRange<UInt64>?
+  package var maxCount: Int
+  package var maxAge: TimeInterval
   /// Events after this seq are kept whatever retention says: they have not reached
   /// subscribers yet (the channel moves it as it delivers).
-  var keepAfter: UInt64 = .max
+  package var keepAfter: UInt64 = .max
 
-  init(latestSeq: UInt64 = 0, maxCount: Int = 10_000, maxAge: TimeInterval = 7 * 86_400) {
+  package init(latestSeq: UInt64 = 0, maxCount: Int = 10_000, maxAge: TimeInterval = 7 * 86_400) {
     self.latestSeq = latestSeq
     self.droppedThrough = latestSeq
     self.maxCount = max(1, maxCount)
@@ -39,7 +39,7 @@ struct AlertJournal {
 
   /// A journal as it was stored: `events` oldest first (seqs ≥ 1, increasing, at most
   /// `latestSeq`), `active` the active set, `lost` what a replay cannot give back.
-  init(
+  package init(
     restoring events: [AlertEvent], active: [AlertEvent], latestSeq: UInt64,
     lost: ClosedRange<UInt64>? = nil, maxCount: Int, maxAge: TimeInterval
   ) {
@@ -54,11 +54,11 @@ struct AlertJournal {
     prune(now: Date())
   }
 
-  var retainedCount: Int { retained.count - head }
+  package var retainedCount: Int { retained.count - head }
 
   /// Raises or updates `alert`. Returns nil when an identical alert is already active:
   /// repeating an unchanged condition is not a new event.
-  mutating func raise(_ alert: Alert, at time: Date) -> AlertEvent? {
+  package mutating func raise(_ alert: Alert, at time: Date) -> AlertEvent? {
     if let current = active[alert.id], current.alert == alert { return nil }
     let event = append(alert, state: .active, at: time)
     active[alert.id] = event
@@ -66,30 +66,30 @@ struct AlertJournal {
   }
 
   /// Clears the active alert with `id` (the condition went away). Nil when none is active.
-  mutating func clear(id: String, at time: Date) -> AlertEvent? {
+  package mutating func clear(id: String, at time: Date) -> AlertEvent? {
     guard let current = active.removeValue(forKey: id) else { return nil }
     return append(current.alert, state: .cleared, at: time)
   }
 
   /// Marks the active alert `id` dismissed by a client. Nil when none is active.
-  mutating func dismiss(id: String, at time: Date) -> AlertEvent? {
+  package mutating func dismiss(id: String, at time: Date) -> AlertEvent? {
     guard let current = active.removeValue(forKey: id) else { return nil }
     return append(current.alert, state: .dismissed, at: time)
   }
 
   /// Active alerts, oldest first.
-  var activeEvents: [AlertEvent] { active.values.sorted { $0.seq < $1.seq } }
+  package var activeEvents: [AlertEvent] { active.values.sorted { $0.seq < $1.seq } }
 
   /// Whether a replay of everything after `since` would miss events: some were dropped by
   /// retention or lost by a previous run, or `since` is newer than anything published
   /// (`newest`), so it comes from a sequence this journal never had.
-  func gap(since: UInt64, newest: UInt64) -> Bool {
+  package func gap(since: UInt64, newest: UInt64) -> Bool {
     since < droppedThrough || since > newest || (lost.map { since < $0.upperBound } ?? false)
   }
 
   /// Every retained event with `since < seq ≤ through`, oldest first, at most `limit`,
   /// and whether a replay from `since` misses events (`gap(since:newest:)`).
-  func events(since: UInt64, limit: Int = .max, through: UInt64 = .max) -> (
+  package func events(since: UInt64, limit: Int = .max, through: UInt64 = .max) -> (
     events: [AlertEvent], gap: Bool
   ) {
     let newest = min(through, latestSeq)
@@ -101,7 +101,7 @@ struct AlertJournal {
 
   /// Retained events with `since < seq ≤ through`, oldest first, at most `limit`, as
   /// notification lines; `encode` makes those not encoded yet, which are kept.
-  mutating func lines(
+  package mutating func lines(
     since: UInt64, limit: Int = .max, through: UInt64 = .max, encode: (AlertEvent) -> [UInt8]
   ) -> [(seq: UInt64, line: [UInt8])] {
     let newest = min(through, latestSeq)
@@ -117,7 +117,7 @@ struct AlertJournal {
   }
 
   /// Retained events with `after < seq ≤ through` (the journal writer's next batch).
-  func events(after: UInt64, through: UInt64) -> ArraySlice<AlertEvent> {
+  package func events(after: UInt64, through: UInt64) -> ArraySlice<AlertEvent> {
     let lo = firstIndex(after: after)
     var end = lo
     while end < retained.count && retained[end].seq <= through { end += 1 }
@@ -136,7 +136,7 @@ struct AlertJournal {
   }
 
   /// Drops events beyond the count limit or older than the age limit.
-  mutating func prune(now: Date) {
+  package mutating func prune(now: Date) {
     let cutoff = now.addingTimeInterval(-maxAge)
     while head < retained.count && retained[head].seq <= keepAfter
       && (retained.count - head > maxCount || retained[head].time < cutoff)

@@ -11,13 +11,13 @@ import Synchronization
 /// socket's directory), a tmpfs that survives a crashed process even when the state file
 /// system went read-only or stalled. Start-up reads both (`SequenceStart`); every write goes
 /// to both, and a record counts once any copy has it.
-final class AlertSequence: Sendable {
-  let copies: [SequenceFile]
+package final class AlertSequence: Sendable {
+  package let copies: [SequenceFile]
   private let generation = Atomic<UInt64>(0)
   /// Why there is no mirror, for the start-up log (nil when there is one).
-  let mirrorMissing: String?
+  package let mirrorMissing: String?
 
-  init(stateDirectory: String, runtimeDirectory: String?) {
+  package init(stateDirectory: String, runtimeDirectory: String?) {
     var copies = [SequenceFile(path: stateDirectory + "/alert-seq", syncs: true)]
     let (mirror, why) = Self.mirrorPath(runtimeDirectory, stateDirectory: stateDirectory)
     if let mirror { copies.append(SequenceFile(path: mirror, syncs: false)) }
@@ -49,7 +49,7 @@ final class AlertSequence: Sendable {
   }
 
   /// Each copy's newest record (start-up): the state copy's, and the mirror's if any.
-  func readAll() -> (
+  package func readAll() -> (
     state: (name: String, read: SequenceFile.Read),
     mirror: (name: String, read: SequenceFile.Read)?
   ) {
@@ -60,20 +60,25 @@ final class AlertSequence: Sendable {
   }
 
   /// Later writes are numbered after `seen`, so they are newer than every copy.
-  func continueGenerations(after seen: UInt64) {
+  package func continueGenerations(after seen: UInt64) {
     generation.store(seen, ordering: .relaxed)
   }
 
   /// What became of one record: the copies that have it, and why the others do not.
-  struct Outcome: Sendable {
-    var confirmed: Set<String> = []
-    var failures: [String] = []
-    var recorded: Bool { !confirmed.isEmpty }
+  package struct Outcome: Sendable {
+    package var confirmed: Set<String> = []
+    package var failures: [String] = []
+    package var recorded: Bool { !confirmed.isEmpty }
+
+    package init(confirmed: Set<String> = [], failures: [String] = []) {
+      self.confirmed = confirmed
+      self.failures = failures
+    }
   }
 
   /// Writes `record` (numbered as the next generation) to every copy that is not stalled
   /// and waits up to `timeout` for them.
-  func record(_ record: SequenceRecord, timeout: Duration) -> Outcome {
+  package func record(_ record: SequenceRecord, timeout: Duration) -> Outcome {
     var record = record
     record.generation = generation.add(1, ordering: .relaxed).newValue
     let outcome = Mutex(Outcome())

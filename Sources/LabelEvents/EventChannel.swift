@@ -1,5 +1,6 @@
 import Foundation
 import LabelCore
+import LabelLog
 import Synchronization
 
 /// The one alert channel, and the fan-out of job and printer notifications.
@@ -12,7 +13,7 @@ import Synchronization
 /// journal fails or stalls, once the sequence file records that it may be missing): an
 /// event a client has seen is in the replay after any crash, or the replay says `gap`.
 /// The lock never waits for I/O; the writer calls back (`markWritten`, `release`).
-final class EventChannel: Sendable {
+package final class EventChannel: Sendable {
   private struct State {
     var journal: AlertJournal
     var subscribers = SubscriberSet()
@@ -38,7 +39,7 @@ final class EventChannel: Sendable {
 
   /// `newest`: the newest event already published (a restored journal's newest stored
   /// event); everything the journal holds up to `latestSeq` is on disk already.
-  init(
+  package init(
     journal: AlertJournal = AlertJournal(), newest: UInt64? = nil, writer: JournalWriter? = nil,
     log: Logger
   ) {
@@ -61,7 +62,7 @@ final class EventChannel: Sendable {
 
   /// Raises (or updates) an alert. Returns the event, or the active one when unchanged.
   @discardableResult
-  func raise(_ alert: Alert) -> AlertEvent {
+  package func raise(_ alert: Alert) -> AlertEvent {
     var unchanged: AlertEvent?
     let event = record { s in
       if let event = s.journal.raise(alert, at: Date()) { return event }
@@ -73,12 +74,12 @@ final class EventChannel: Sendable {
 
   /// Clears the active alert `id`, if any: its condition went away.
   @discardableResult
-  func clear(id: String) -> AlertEvent? {
+  package func clear(id: String) -> AlertEvent? {
     record { s in s.journal.clear(id: id, at: Date()) }
   }
 
   /// A client acknowledged the alert. False for an unknown or inactive id.
-  func dismiss(id: String) -> Bool {
+  package func dismiss(id: String) -> Bool {
     record { s in s.journal.dismiss(id: id, at: Date()) } != nil
   }
 
@@ -101,17 +102,17 @@ final class EventChannel: Sendable {
     return event
   }
 
-  func activeEvent(id: String) -> AlertEvent? { state.withLock { $0.journal.active[id] } }
+  package func activeEvent(id: String) -> AlertEvent? { state.withLock { $0.journal.active[id] } }
 
-  var active: [AlertEvent] { state.withLock { $0.journal.activeEvents } }
+  package var active: [AlertEvent] { state.withLock { $0.journal.activeEvents } }
   /// The last seq handed out (delivered or not).
-  var latestSeq: UInt64 { state.withLock { $0.journal.latestSeq } }
+  package var latestSeq: UInt64 { state.withLock { $0.journal.latestSeq } }
   /// The newest event subscribers have been given.
-  var newestDelivered: UInt64 { state.withLock { $0.newest } }
+  package var newestDelivered: UInt64 { state.withLock { $0.newest } }
 
   /// Changes how many alert events (and for how long) are kept for replay (SIGHUP); the
   /// journal trims to the new limits with its next event.
-  func setRetention(count: Int, age: TimeInterval) {
+  package func setRetention(count: Int, age: TimeInterval) {
     state.withLock {
       $0.journal.maxCount = max(1, count)
       $0.journal.maxAge = age
@@ -120,7 +121,7 @@ final class EventChannel: Sendable {
 
   /// Returns once every event raised before the call has been delivered: a response waits
   /// for it, so the notifications a request caused are queued before its response.
-  func waitForDelivery() async {
+  package func waitForDelivery() async {
     await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
       let ready = state.withLock { s in
         if s.delivered >= s.journal.latestSeq { return true }
@@ -136,7 +137,7 @@ final class EventChannel: Sendable {
   /// Events the writer has not written yet (after the written mark, or after what
   /// retention dropped), and rows to forget with them; nil when nothing is newer than
   /// `seenThrough` (pass nil to take the unwritten events again, for a retry).
-  func takeBatch(newerThan seenThrough: UInt64?) -> JournalBatch? {
+  package func takeBatch(newerThan seenThrough: UInt64?) -> JournalBatch? {
     state.withLock { s in
       s.writerWoken = false
       if let seenThrough, s.journal.latestSeq <= seenThrough { return nil }
@@ -152,7 +153,7 @@ final class EventChannel: Sendable {
   }
 
   /// The newest seq, for a writer that delivers without the journal while it stalls.
-  func latestForWriter() -> UInt64 {
+  package func latestForWriter() -> UInt64 {
     state.withLock { s in
       s.writerWoken = false
       return s.journal.latestSeq
@@ -160,13 +161,13 @@ final class EventChannel: Sendable {
   }
 
   /// The written mark and the last seq handed out (the seal).
-  func journalMarks() -> (written: UInt64, latest: UInt64) {
+  package func journalMarks() -> (written: UInt64, latest: UInt64) {
     state.withLock { ($0.written, $0.journal.latestSeq) }
   }
 
   /// The journal has every event through `seq` (and forgot rows through `forgot`):
   /// delivers them.
-  func markWritten(through seq: UInt64, forgot: UInt64?) {
+  package func markWritten(through seq: UInt64, forgot: UInt64?) {
     let ready = state.withLock { s in
       s.written = max(s.written, seq)
       if let forgot { s.forgotten = max(s.forgotten, forgot) }
@@ -177,7 +178,7 @@ final class EventChannel: Sendable {
 
   /// Delivers events through `seq` that the journal may not have (it failed or stalls, and
   /// the sequence file records the range); `stopJournal` delivers everything after it.
-  func release(through seq: UInt64, stopJournaling: Bool = false) {
+  package func release(through seq: UInt64, stopJournaling: Bool = false) {
     let ready = state.withLock { s in
       if stopJournaling { s.journaled = false }
       return deliver(through: seq, in: &s)
@@ -204,7 +205,7 @@ final class EventChannel: Sendable {
 
   /// Stops the writer after a last attempt to write, delivers whatever is left and seals
   /// the sequence (clean stop). Later events are delivered without the journal.
-  func stopJournal(timeout: Duration) {
+  package func stopJournal(timeout: Duration) {
     writer?.stop(timeout: timeout)
     release(through: .max, stopJournaling: true)
   }
@@ -225,11 +226,11 @@ final class EventChannel: Sendable {
 
   // MARK: jobs and printers
 
-  func publish(job: Job) {
+  package func publish(job: Job) {
     publish(.jobs) { Wire.notification(.job, job) }
   }
 
-  func publish(printer: Printer) {
+  package func publish(printer: Printer) {
     publish(.printers) { Wire.notification(.printer, printer) }
   }
 
@@ -244,7 +245,7 @@ final class EventChannel: Sendable {
   /// `since`, then live events, all under the lock from one cursor, so there is no gap and
   /// no duplicate between replay and live. The result's seq is the newest delivered
   /// event's (0 when there is none), so a replay always reaches it.
-  func subscribe(
+  package func subscribe(
     _ subscriber: any EventSubscriber, topics: Set<Topic>, since: UInt64?,
     respond: (SubscribeResult) -> [UInt8]
   ) {
@@ -256,21 +257,27 @@ final class EventChannel: Sendable {
   }
 
   /// Hands a replaying subscriber its next chunk (called again as its queue drains).
-  func pump(_ id: UInt64) {
+  package func pump(_ id: UInt64) {
     state.withLock { s in s.subscribers.pump(id, journal: &s.journal, delivered: s.delivered) }
   }
 
-  func unsubscribe(_ id: UInt64) {
+  package func unsubscribe(_ id: UInt64) {
     state.withLock { $0.subscribers.remove(id) }
   }
 
-  var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+  package var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 }
 
 /// Events for one journal transaction, oldest first, and retention's rows to delete with it.
-struct JournalBatch: Sendable {
-  var events: [AlertEvent]
-  var forgetThrough: UInt64?
+package struct JournalBatch: Sendable {
+  package var events: [AlertEvent]
+  package var forgetThrough: UInt64?
   /// Retention's mark: a replay from before it reports a gap without help.
-  var droppedThrough: UInt64 = 0
+  package var droppedThrough: UInt64 = 0
+
+  package init(events: [AlertEvent], forgetThrough: UInt64? = nil, droppedThrough: UInt64 = 0) {
+    self.events = events
+    self.forgetThrough = forgetThrough
+    self.droppedThrough = droppedThrough
+  }
 }

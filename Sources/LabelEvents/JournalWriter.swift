@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LabelCore
+import LabelLog
 import Synchronization
 
 /// The alert journal's write pipeline, on a thread of its own so that the channel's lock
@@ -20,20 +21,30 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: the fields marked "writer thread" are touched only by that thread
 /// (and `init`, before it starts); the rest are immutable, atomics or semaphores.
-final class JournalWriter: @unchecked Sendable {
-  struct Timing: Sendable {
+package final class JournalWriter: @unchecked Sendable {
+  package struct Timing: Sendable {
     /// How long delivery waits for a journal write before going ahead without it.
-    var deadline: Duration = .seconds(2)
+    package var deadline: Duration = .seconds(2)
     /// How long a sequence-file write may take before it counts as failed.
-    var recordTimeout: Duration = .seconds(1)
+    package var recordTimeout: Duration = .seconds(1)
     /// First and longest wait before unwritten events are written again.
-    var firstRetry: Duration = .milliseconds(500)
-    var longestRetry: Duration = .seconds(30)
+    package var firstRetry: Duration = .milliseconds(500)
+    package var longestRetry: Duration = .seconds(30)
+
+    package init(
+      deadline: Duration = .seconds(2), recordTimeout: Duration = .seconds(1),
+      firstRetry: Duration = .milliseconds(500), longestRetry: Duration = .seconds(30)
+    ) {
+      self.deadline = deadline
+      self.recordTimeout = recordTimeout
+      self.firstRetry = firstRetry
+      self.longestRetry = longestRetry
+    }
   }
 
   /// Seqs are reserved in blocks of this size, the next one when half of it is used.
-  static let block: UInt64 = 1024
-  static let alertKey = "alert-journal"
+  package static let block: UInt64 = 1024
+  package static let alertKey = "alert-journal"
 
   private let persistence: any AlertPersistence
   private let sequence: AlertSequence?
@@ -65,7 +76,7 @@ final class JournalWriter: @unchecked Sendable {
 
   /// `reserved`: what the sequence file already holds (from start-up); `lost`: seqs
   /// earlier runs could not journal; `degraded`: start-up could not record its reservation.
-  init(
+  package init(
     persistence: any AlertPersistence, sequence: AlertSequence?, reserved: UInt64,
     lost: ClosedRange<UInt64>? = nil, degraded: Bool = false, timing: Timing = Timing(),
     log: Logger
@@ -80,7 +91,7 @@ final class JournalWriter: @unchecked Sendable {
     self.log = log
   }
 
-  func start(feeding channel: EventChannel) {
+  package func start(feeding channel: EventChannel) {
     self.channel = channel
     let thread = Thread { [self] in run() }
     thread.name = "labeld.journal"
@@ -88,17 +99,17 @@ final class JournalWriter: @unchecked Sendable {
   }
 
   /// New events are waiting (the channel calls this once per batch, not per event).
-  func wake() { wakeup.signal() }
+  package func wake() { wakeup.signal() }
 
   /// Ends the thread without a last write (the channel is going away).
-  func requestStop() {
+  package func requestStop() {
     stopping.store(true, ordering: .releasing)
     wakeup.signal()
   }
 
   /// A last attempt to write what is unwritten, then the seal (clean stop: the next start
   /// continues after the last seq used). Waits up to `timeout`.
-  func stop(timeout: Duration) {
+  package func stop(timeout: Duration) {
     requestStop()
     if finished.wait(timeout: .now() + timeout.seconds) == .timedOut {
       log.warning("alert journal: the writer did not finish within \(timeout); not sealed")
@@ -266,7 +277,7 @@ final class JournalWriter: @unchecked Sendable {
 
   /// The journal's one alert. Its message depends only on the failure's reason (never on
   /// an error text that may vary), so a failure that repeats is not a new event.
-  static func alert(_ failure: SaveFailure) -> Alert {
+  package static func alert(_ failure: SaveFailure) -> Alert {
     .saveError(
       SaveErrorDetails(
         entity: .settings, key: alertKey, reason: failure.reason,
@@ -274,13 +285,13 @@ final class JournalWriter: @unchecked Sendable {
           + "delivered, and a replay after a restart reports a gap for them"))
   }
 
-  static func stalled(_ deadline: Duration) -> SaveFailure {
+  package static func stalled(_ deadline: Duration) -> SaveFailure {
     SaveFailure(reason: .io, message: "a journal write has not returned in \(deadline)")
   }
 }
 
 extension Duration {
-  var seconds: Double {
+  package var seconds: Double {
     let (s, a) = components
     return Double(s) + Double(a) / 1e18
   }

@@ -16,18 +16,18 @@ import Synchronization
 /// the other copy or the caller (see `AlertSequence.record`).
 ///
 /// `@unchecked Sendable`: `fd` and `newestSlot` are touched only on `queue`.
-final class SequenceFile: @unchecked Sendable {
-  enum Read: Equatable {
+package final class SequenceFile: @unchecked Sendable {
+  package enum Read: Equatable {
     case missing
     case valid(SequenceRecord)
     case corrupt(String)
   }
 
-  let path: String
+  package let path: String
   /// fdatasync after each write. The runtime mirror lives on a tmpfs: it has to survive a
   /// crashed process, not a power cut, so it skips the sync.
   private let syncs: Bool
-  let queue: DispatchQueue
+  package let queue: DispatchQueue
   private var fd: Int32 = -1
   private var newestSlot = 1
   /// Writes queued or running, and since when the oldest has been waiting.
@@ -36,7 +36,7 @@ final class SequenceFile: @unchecked Sendable {
   private static let slotStride: Int = 512
   private static let fileSize = 2 * slotStride
 
-  init(path: String, syncs: Bool) {
+  package init(path: String, syncs: Bool) {
     self.path = path
     self.syncs = syncs
     self.queue = DispatchQueue(label: "labeld.alert-seq")
@@ -45,7 +45,7 @@ final class SequenceFile: @unchecked Sendable {
   deinit { if fd >= 0 { Glibc.close(fd) } }
 
   /// The newest valid record of either slot (start-up, before any write).
-  func read() -> Read {
+  package func read() -> Read {
     queue.sync {
       let rfd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
       if rfd < 0 {
@@ -79,12 +79,12 @@ final class SequenceFile: @unchecked Sendable {
 
   /// Whether a write has been waiting longer than `limit`: the disk under it is stalled,
   /// and waiting for this copy would only hold up delivery.
-  func isStalled(longerThan limit: Duration) -> Bool {
+  package func isStalled(longerThan limit: Duration) -> Bool {
     inFlight.withLock { s in s.since.map { ContinuousClock.now - $0 > limit } ?? false }
   }
 
   /// Writes `record` on the copy's queue and calls `done` there with the outcome.
-  func write(_ record: SequenceRecord, done: @escaping @Sendable (SystemError?) -> Void) {
+  package func write(_ record: SequenceRecord, done: @escaping @Sendable (SystemError?) -> Void) {
     inFlight.withLock { s in
       s.count += 1
       if s.since == nil { s.since = .now }

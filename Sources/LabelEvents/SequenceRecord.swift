@@ -3,29 +3,29 @@
 ///
 /// Fixed size, little-endian, with a checksum, so a torn or foreign write is recognised
 /// instead of trusted.
-struct SequenceRecord: Equatable, Sendable {
+package struct SequenceRecord: Equatable, Sendable {
   /// Which write this is; the copy with the highest generation is the newest.
-  var generation: UInt64 = 0
+  package var generation: UInt64 = 0
   /// No seq above this was handed out while this record was the newest (unless a later
   /// write failed everywhere, which the next successful one reports as `degraded`).
-  var reserved: UInt64
+  package var reserved: UInt64
   /// Seqs that may have reached clients without being in the journal.
-  var gap: ClosedRange<UInt64>?
+  package var gap: ClosedRange<UInt64>?
   /// Written on a clean stop: `reserved` is the last seq used, so the next start continues
   /// without a jump.
-  var sealed = false
+  package var sealed = false
   /// A record could not be written to any copy since the run began: `reserved` may have been
   /// passed without a trace, so the next start takes the clock floor too.
-  var degraded = false
+  package var degraded = false
 
   /// The largest seq labeld hands out: JSON clients read integers exactly up to 2^53, and
   /// arithmetic on seqs can then never overflow. Larger stored values are corrupt.
-  static let maxSeq: UInt64 = 1 << 53
+  package static let maxSeq: UInt64 = 1 << 53
 
-  static let size = 64
+  package static let size = 64
   private static let magic: [UInt8] = Array("LBLDSEQ1".utf8)
 
-  func encoded() -> [UInt8] {
+  package func encoded() -> [UInt8] {
     var bytes = Self.magic
     let flags: UInt64 = (sealed ? 1 : 0) | (degraded ? 2 : 0)
     // The sixth field is spare (zero): room for one more without a new format.
@@ -39,14 +39,14 @@ struct SequenceRecord: Equatable, Sendable {
     return bytes
   }
 
-  enum Decoded: Equatable {
+  package enum Decoded: Equatable {
     /// Never written (all zeros).
     case empty
     case valid(SequenceRecord)
     case corrupt(String)
   }
 
-  static func decode(_ bytes: ArraySlice<UInt8>) -> Decoded {
+  package static func decode(_ bytes: ArraySlice<UInt8>) -> Decoded {
     let b = Array(bytes.prefix(size))
     if b.allSatisfy({ $0 == 0 }) { return .empty }
     guard b.count == size else { return .corrupt("short record (\(b.count) bytes)") }
@@ -77,11 +77,22 @@ struct SequenceRecord: Equatable, Sendable {
   }
 
   /// The same hash, for naming a state directory's mirror in a shared runtime directory.
-  static func hash(_ text: String) -> UInt64 { checksum(Array(text.utf8)) }
+  package static func hash(_ text: String) -> UInt64 { checksum(Array(text.utf8)) }
+
+  package init(
+    generation: UInt64 = 0, reserved: UInt64, gap: ClosedRange<UInt64>? = nil,
+    sealed: Bool = false, degraded: Bool = false
+  ) {
+    self.generation = generation
+    self.reserved = reserved
+    self.gap = gap
+    self.sealed = sealed
+    self.degraded = degraded
+  }
 }
 
 /// The smallest range holding both (nil counts as empty).
-func hull(_ a: ClosedRange<UInt64>?, _ b: ClosedRange<UInt64>?) -> ClosedRange<UInt64>? {
+package func hull(_ a: ClosedRange<UInt64>?, _ b: ClosedRange<UInt64>?) -> ClosedRange<UInt64>? {
   guard let a else { return b }
   guard let b else { return a }
   return min(a.lowerBound, b.lowerBound)...max(a.upperBound, b.upperBound)

@@ -10,35 +10,45 @@
 /// Unix time in milliseconds is a floor: a seq handed out before is below it unless more
 /// than 1,000 seqs a second were used, or the clock went back. What that run delivered
 /// after its newest stored event is then unknown, so a replay over it reports a gap.
-struct SequenceStart: Equatable {
+package struct SequenceStart: Equatable {
   /// What the journal's store holds (nil when it could not be read at all).
-  struct Stored: Equatable {
+  package struct Stored: Equatable {
     /// The highest seq of a readable event row (alerts or alert_latest), 0 for none.
-    var maxSeq: UInt64 = 0
+    package var maxSeq: UInt64 = 0
     /// `alert_seq_reserved` in `settings`, left by labeld before the sequence file.
-    var legacyReserved: UInt64?
-    var hasEvents = false
+    package var legacyReserved: UInt64?
+    package var hasEvents = false
     /// Rows whose seq is known but whose event cannot be read: holes for a replay.
-    var unreadable: [UInt64] = []
+    package var unreadable: [UInt64] = []
+
+    package init(
+      maxSeq: UInt64 = 0, legacyReserved: UInt64? = nil, hasEvents: Bool = false,
+      unreadable: [UInt64] = []
+    ) {
+      self.maxSeq = maxSeq
+      self.legacyReserved = legacyReserved
+      self.hasEvents = hasEvents
+      self.unreadable = unreadable
+    }
   }
 
   /// The first seq to hand out.
-  var next: UInt64
+  package var next: UInt64
   /// The newest event stored: what `subscribe` reports until something newer is delivered.
-  var newest: UInt64
+  package var newest: UInt64
   /// Seqs a replay cannot give back: events delivered without being journaled, unreadable rows.
-  var lost: ClosedRange<UInt64>?
-  var usesFloor = false
+  package var lost: ClosedRange<UInt64>?
+  package var usesFloor = false
   /// Why the floor was taken, or what else is worth a log line.
-  var notes: [String] = []
+  package var notes: [String] = []
   /// Corrupt copies: reported as a saveError.
-  var problems: [String] = []
+  package var problems: [String] = []
   /// The highest generation read, so the next write is newer than every copy.
-  var generation: UInt64 = 0
+  package var generation: UInt64 = 0
 
   /// `state`: the copy in the state directory; `mirror`: the runtime directory's (nil when
   /// there is none).
-  static func decide(
+  package static func decide(
     state: (name: String, read: SequenceFile.Read),
     mirror: (name: String, read: SequenceFile.Read)?, stored: Stored?, nowMillis: UInt64
   ) -> SequenceStart {
@@ -92,9 +102,21 @@ struct SequenceStart: Equatable {
   }
 
   /// Raises `next` to the clock floor (no-op when it is already past it).
-  mutating func takeFloor(nowMillis: UInt64, because why: String) {
+  package mutating func takeFloor(nowMillis: UInt64, because why: String) {
     usesFloor = true
     notes.append(why)
     next = max(next, min(nowMillis, SequenceRecord.maxSeq / 2))
+  }
+
+  package init(
+    next: UInt64, newest: UInt64, lost: ClosedRange<UInt64>? = nil, notes: [String] = [],
+    problems: [String] = [], generation: UInt64 = 0
+  ) {
+    self.next = next
+    self.newest = newest
+    self.lost = lost
+    self.notes = notes
+    self.problems = problems
+    self.generation = generation
   }
 }

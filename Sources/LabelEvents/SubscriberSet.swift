@@ -4,7 +4,7 @@ import LabelCore
 ///
 /// `deliver` is called with the channel's lock held, so that every subscriber sees events
 /// in seq order; it must queue and return, never block, and never call back into the channel.
-protocol EventSubscriber: AnyObject, Sendable {
+package protocol EventSubscriber: AnyObject, Sendable {
   var subscriberID: UInt64 { get }
   func deliver(_ message: OutboundMessage)
   /// Several messages at once (a replay chunk): the subscriber may write them together.
@@ -23,7 +23,7 @@ protocol EventSubscriber: AnyObject, Sendable {
 }
 
 extension EventSubscriber {
-  func deliver(contentsOf messages: [OutboundMessage]) {
+  package func deliver(contentsOf messages: [OutboundMessage]) {
     for message in messages { deliver(message) }
   }
 }
@@ -31,7 +31,7 @@ extension EventSubscriber {
 /// The channel's subscribers, their topics and replay cursors. No lock of its own: it lives
 /// in the channel's state and every call is made under the channel's lock, which is what
 /// gives every subscriber the same order.
-struct SubscriberSet {
+package struct SubscriberSet {
   private struct Subscription {
     let subscriber: any EventSubscriber
     var topics: Set<Topic>
@@ -41,11 +41,11 @@ struct SubscriberSet {
   }
   private var all: [UInt64: Subscription] = [:]
 
-  var count: Int { all.count }
+  package var count: Int { all.count }
 
   /// Newly delivered alert events (in seq order) to every live alert subscriber; those
   /// still replaying reach them through their replay.
-  func deliver(after: UInt64, through: UInt64, journal: inout AlertJournal) {
+  package func deliver(after: UInt64, through: UInt64, journal: inout AlertJournal) {
     let live = all.values.filter { $0.topics.contains(.alerts) && $0.cursor == nil }
     guard !live.isEmpty else { return }
     for (seq, line) in journal.lines(since: after, through: through, encode: Self.encode) {
@@ -55,10 +55,10 @@ struct SubscriberSet {
   }
 
   /// An alert event's notification line (the journal keeps it for replays).
-  static func encode(_ event: AlertEvent) -> [UInt8] { Wire.notification(.alert, event) }
+  package static func encode(_ event: AlertEvent) -> [UInt8] { Wire.notification(.alert, event) }
 
   /// A job or printer notification, encoded only if someone wants it.
-  func publish(_ topic: Topic, _ encode: () -> [UInt8]) {
+  package func publish(_ topic: Topic, _ encode: () -> [UInt8]) {
     var message: OutboundMessage?
     for sub in all.values where sub.topics.contains(topic) {
       if message == nil {
@@ -72,7 +72,7 @@ struct SubscriberSet {
   /// `respond`, then replays every retained alert after `since` up to `delivered` in
   /// chunks the subscriber can take, then it is live. The result's seq is `newest`, the
   /// newest event published, so a replay always reaches it.
-  mutating func subscribe(
+  package mutating func subscribe(
     _ subscriber: any EventSubscriber, topics: Set<Topic>, since: UInt64?,
     journal: inout AlertJournal, newest: UInt64, delivered: UInt64,
     respond: (SubscribeResult) -> [UInt8]
@@ -89,7 +89,7 @@ struct SubscriberSet {
   }
 
   /// Hands a replaying subscriber its next chunk (called again as its queue drains).
-  mutating func pump(_ id: UInt64, journal: inout AlertJournal, delivered: UInt64) {
+  package mutating func pump(_ id: UInt64, journal: inout AlertJournal, delivered: UInt64) {
     guard let sub = all[id], var cursor = sub.cursor else { return }
     if cursor < journal.droppedThrough {
       all[id] = nil
@@ -108,5 +108,5 @@ struct SubscriberSet {
     sub.subscriber.setCatchingUp(!caughtUp)
   }
 
-  mutating func remove(_ id: UInt64) { all[id] = nil }
+  package mutating func remove(_ id: UInt64) { all[id] = nil }
 }

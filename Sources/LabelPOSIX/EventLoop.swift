@@ -140,14 +140,14 @@ public final class EventLoop: @unchecked Sendable {
     let capacity = 64
     var events = [epoll_event](repeating: epoll_event(), count: capacity)
     while !stopping.load(ordering: .acquiring) {
-      let n = events.withUnsafeMutableBufferPointer {
-        epoll_wait(epollFD, $0.baseAddress, Int32(capacity), -1)
+      let (n, _) = retryingEINTR {
+        events.withUnsafeMutableBufferPointer {
+          epoll_wait(epollFD, $0.baseAddress, Int32(capacity), -1)
+        }
       }
-      if n < 0 {
-        // EINTR (a signal landed on this thread) is the one expected failure; any other
-        // means a bad epoll descriptor, which cannot happen while `self` lives.
-        continue
-      }
+      // EINTR (a signal landed on this thread) is retried; any other failure means a bad
+      // epoll descriptor, which cannot happen while `self` lives.
+      if n < 0 { continue }
       for i in 0..<Int(n) {
         let token = events[i].data.u64
         if token == Self.wakeToken {

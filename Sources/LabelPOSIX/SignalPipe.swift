@@ -53,12 +53,11 @@ public enum SignalPipe {
     var out: [Int32] = []
     var buffer = [UInt8](repeating: 0, count: 64)
     while true {
-      let n = read(readEnd, &buffer, buffer.count)
+      let (n, _) = retryingEINTR { read(readEnd, &buffer, buffer.count) }
       if n > 0 {
         out += buffer[0..<n].map { Int32($0) }
         continue
       }
-      if n < 0 && errno == EINTR { continue }
       return out
     }
   }

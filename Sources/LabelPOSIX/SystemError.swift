@@ -22,12 +22,21 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
   public static func check<T: BinaryInteger>(_ call: String, _ body: () -> T) throws(SystemError)
     -> T
   {
-    while true {
-      let r = body()
-      if r != -1 { return r }
-      let e = Glibc.errno
-      if e == EINTR { continue }
-      throw SystemError(call, errno: e)
-    }
+    let (r, e) = retryingEINTR(body)
+    if r < 0 { throw SystemError(call, errno: e) }
+    return r
+  }
+}
+
+/// The one place a system call interrupted by a signal is made again: runs `body` (a raw
+/// call returning a negative value on failure, with errno set) until it does not fail with
+/// EINTR. Returns its result and, when it failed, the errno read right after it (0 when
+/// it did not): errno is gone after the next call.
+public func retryingEINTR<T: BinaryInteger>(_ body: () -> T) -> (result: T, errno: Int32) {
+  while true {
+    let r = body()
+    if r >= 0 { return (r, 0) }
+    let e = Glibc.errno
+    if e != EINTR { return (r, e) }
   }
 }

@@ -25,9 +25,7 @@ public enum TCPProbe {
       if connect(fd, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0 { return true }
       guard errno == EINPROGRESS else { continue }
       var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-      var rc: Int32
-      repeat { rc = poll(&pfd, 1, timeoutMS) } while rc < 0 && errno == EINTR
-      guard rc == 1 else { continue }
+      guard retryingEINTR({ poll(&pfd, 1, timeoutMS) }).result == 1 else { continue }
       var error: Int32 = 0
       var length = socklen_t(MemoryLayout<Int32>.size)
       if getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0 { return true }

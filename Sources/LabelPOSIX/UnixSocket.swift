@@ -101,15 +101,14 @@ public enum UnixSocket {
   /// Accepts one connection (non-blocking, close-on-exec); nil when none is waiting.
   public static func accept(_ listener: Int32) throws(SystemError) -> Int32? {
     while true {
-      let fd = Glibc.accept(listener, nil, nil)
+      let (fd, e) = retryingEINTR { Glibc.accept(listener, nil, nil) }
       if fd >= 0 {
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         try setNonBlocking(fd)
         return fd
       }
-      let e = errno
       switch e {
-      case EINTR, ECONNABORTED: continue
+      case ECONNABORTED: continue
       case EAGAIN, EWOULDBLOCK: return nil
       default: throw SystemError("accept", errno: e)
       }

@@ -1,4 +1,6 @@
 import LabelCore
+import LabelEvents
+import LabelStore
 import Synchronization
 
 /// Printers that have jobs waiting but are not here: a USB printer not plugged in when
@@ -6,35 +8,35 @@ import Synchronization
 /// answered yet). Their jobs wait for them, never out of sight: each such printer has an
 /// active `printerError` naming the job it holds up, kept until the printer appears (its
 /// queue then takes the alert over) or its last waiting job is cancelled.
-final class AbsentPrinters: Sendable {
+package final class AbsentPrinters: Sendable {
   private let jobs: JobStore
   private let channel: EventChannel
-  private let waiting = Mutex<[String: Reason]>([:])
+  private let waiting = Mutex<[String: Absence]>([:])
 
-  init(jobs: JobStore, channel: EventChannel) {
+  package init(jobs: JobStore, channel: EventChannel) {
     self.jobs = jobs
     self.channel = channel
   }
 
-  /// `printer` is not here and has jobs waiting, for `reason` (disconnected, notFound,
-  /// offline): raises its alert naming the first of them.
-  func hold(_ printer: String, reason: Reason) {
-    waiting.withLock { $0[printer] = reason }
+  /// `printer` is not here and has jobs waiting, for `absence`'s reason (disconnected,
+  /// notFound, offline): raises its alert naming the first of them.
+  package func hold(_ printer: String, _ absence: Absence) {
+    waiting.withLock { $0[printer] = absence }
     refresh(printer, present: false)
   }
 
   /// Whether `printer` is known to be absent with jobs waiting.
-  func contains(_ printer: String) -> Bool { waiting.withLock { $0[printer] != nil } }
+  package func contains(_ printer: String) -> Bool { waiting.withLock { $0[printer] != nil } }
 
   /// After a change to its jobs (one cancelled): the alert names the next waiting job, or
   /// is cleared when none is left. A printer that has appeared meanwhile (`present`) is
   /// its queue's business now.
-  func refresh(_ printer: String, present: Bool) {
-    let reason: Reason? = waiting.withLock { w in
+  package func refresh(_ printer: String, present: Bool) {
+    let absence: Absence? = waiting.withLock { w in
       if present { w[printer] = nil }
       return w[printer]
     }
-    guard let reason else { return }
+    guard let absence else { return }
     let id = "printerError:\(printer)"
     guard let next = jobs.unfinished(printer: printer).first else {
       waiting.withLock { _ = $0.removeValue(forKey: printer) }
@@ -44,17 +46,7 @@ final class AbsentPrinters: Sendable {
     channel.raise(
       .printerError(
         PrinterErrorDetails(
-          printer: printer, reason: reason, job: next.id,
-          message: "\(printer): \(Self.phrase(reason, printer)); job \(next.id) is waiting")))
-  }
-
-  private static func phrase(_ reason: Reason, _ printer: String) -> String {
-    switch reason {
-    case .disconnected: "not connected (plug it in, or cancel the job)"
-    case .notFound where printer.hasPrefix("cups:"):
-      "the CUPS server has no such queue (add it back, or cancel the job)"
-    case .offline where printer.hasPrefix("cups:"): "the CUPS server does not answer"
-    default: reason.phrase
-    }
+          printer: printer, reason: absence.reason, job: next.id,
+          message: "\(printer): \(absence.phrase); job \(next.id) is waiting")))
   }
 }

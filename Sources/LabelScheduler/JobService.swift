@@ -1,8 +1,7 @@
 import LabelCore
-import LabelPOSIX
+import LabelEvents
+import LabelStore
 
-/// Job submission, lookup and cancellation across printers: checks a job can be accepted,
-/// stores it (answering only once it is kept), and hands it to its printer's queue.
 /// What happens to a job that was being printed when the daemon stopped.
 public enum InterruptedJobPolicy: String, Sendable, CaseIterable {
   /// Send the interrupted copy again (copies confirmed printed are not repeated).
@@ -11,14 +10,18 @@ public enum InterruptedJobPolicy: String, Sendable, CaseIterable {
   case abort
 }
 
-struct JobService: Sendable {
-  let jobs: JobStore
-  let printers: PrinterRegistry
-  let channel: EventChannel
-  let saveErrors: SaveErrors
-  let absent: AbsentPrinters
+/// Job submission, lookup and cancellation across printers: checks a job can be accepted,
+/// stores it (answering only once it is kept), and hands it to its printer's queue.
+package struct JobService: Sendable {
+  package let jobs: JobStore
+  package let printers: PrinterRegistry
+  package let channel: EventChannel
+  package let saveErrors: SaveErrors
+  package let absent: AbsentPrinters
 
-  init(jobs: JobStore, printers: PrinterRegistry, channel: EventChannel, saveErrors: SaveErrors) {
+  package init(
+    jobs: JobStore, printers: PrinterRegistry, channel: EventChannel, saveErrors: SaveErrors
+  ) {
     self.jobs = jobs
     self.printers = printers
     self.channel = channel
@@ -28,13 +31,13 @@ struct JobService: Sendable {
 
   /// The queue of a printer that takes jobs: 1001 for an unknown one, 1002 for one that is
   /// not accepting any (asked of the printer now: a CUPS queue may have started rejecting).
-  func acceptingQueue(_ printer: String) async throws(RPCError) -> PrinterQueue {
+  package func acceptingQueue(_ printer: String) async throws(RPCError) -> PrinterQueue {
     guard let queue = printers.queue(printer) else { throw .printerNotFound(printer) }
     try await queue.admit()
     return queue
   }
 
-  func submit(printer: String, copies: Int, document: JobDocument, owner: JobOwner)
+  package func submit(printer: String, copies: Int, document: JobDocument, owner: JobOwner)
     async throws(RPCError) -> Job
   {
     guard let queue = printers.queue(printer) else { throw .printerNotFound(printer) }
@@ -52,7 +55,7 @@ struct JobService: Sendable {
     return job
   }
 
-  func get(_ id: Int) async throws(RPCError) -> Job {
+  package func get(_ id: Int) async throws(RPCError) -> Job {
     let found: Job?
     do {
       found = try await jobs.get(id)
@@ -65,13 +68,11 @@ struct JobService: Sendable {
 
   /// Cancels a job. Only its owner or an administrator may cancel it (1005 otherwise);
   /// cancelling a job that already ended returns it unchanged.
-  func cancel(_ id: Int, by peer: PeerCredentials, access: AccessPolicy) async throws(RPCError)
-    -> Job
-  {
+  package func cancel(_ id: Int, by uid: UInt32, isAdmin: Bool) async throws(RPCError) -> Job {
     let job = try await get(id)
-    guard peer.uid == job.owner.uid || access.isAdmin(peer) else {
+    guard uid == job.owner.uid || isAdmin else {
       throw .notPermitted(
-        uid: peer.uid,
+        uid: uid,
         "job \(id) belongs to uid \(job.owner.uid); only its owner or an administrator may cancel it"
       )
     }
@@ -93,7 +94,7 @@ struct JobService: Sendable {
 
   /// Whether `printer` is one jobs can name: a printer here, or one that has (or had)
   /// jobs (an absent USB printer, a CUPS queue gone).
-  func isKnown(_ printer: String) async -> Bool {
+  package func isKnown(_ printer: String) async -> Bool {
     if printers.queue(printer) != nil { return true }
     return (try? await jobs.anyJob(for: printer)) ?? false
   }

@@ -1,5 +1,8 @@
 import Foundation
 import LabelCore
+import LabelEvents
+import LabelLog
+import LabelStore
 import Synchronization
 
 /// One printer's scheduler: a FIFO of jobs printed one at a time, the printer's fault
@@ -9,8 +12,8 @@ import Synchronization
 /// and the alert names the job held up; when the fault clears the alert is cleared
 /// and printing resumes at the next copy. Faults that make a job unprintable
 /// (`Reason.abortsJob`) abort it with that reason instead.
-actor PrinterQueue {
-  nonisolated let id: String
+package actor PrinterQueue: PrinterStatusSink {
+  package nonisolated let id: String
   private let transport: any PrinterTransport
   private let jobs: JobStore
   private let channel: EventChannel
@@ -20,7 +23,8 @@ actor PrinterQueue {
   private var fifo = JobLine()
   private var current: Int?
   private var currentSend: Task<Void, any Error>?
-  private var cancelRequested: Set<Int> = []
+  /// The job in hand's cancellation (a fresh one for each job taken up).
+  private var cancelRequest = CancelRequest()
   /// Jobs whose document could not be read back (`park`), with the wait before the next try.
   private var parked: [Int: Duration] = [:]
   private var faults: [Reason] = []
@@ -32,7 +36,8 @@ actor PrinterQueue {
   /// The printer as last published, readable without hopping onto the actor.
   private nonisolated let published: Mutex<Printer>
 
-  init(transport: any PrinterTransport, jobs: JobStore, channel: EventChannel, log: Logger) {
+  package init(transport: any PrinterTransport, jobs: JobStore, channel: EventChannel, log: Logger)
+  {
     self.id = transport.descriptor.id
     self.transport = transport
     self.jobs = jobs
@@ -43,23 +48,22 @@ actor PrinterQueue {
   }
 
   /// The printer's current protocol view.
-  nonisolated var snapshot: Printer { published.withLock { $0 } }
-  nonisolated var isSimulated: Bool { transport.isSimulated }
-  nonisolated var labelSettings: LabelSettings { transport.labelSettings }
-  nonisolated var accepting: Bool { transport.descriptor.accepting }
+  package nonisolated var snapshot: Printer { published.withLock { $0 } }
+  /// The transport when it takes injected faults (a simulated printer), else nil.
+  package nonisolated var faultInjection: (any FaultInjecting)? { transport as? any FaultInjecting }
+  package nonisolated var labelSettings: LabelSettings { transport.labelSettings }
+  package nonisolated var accepting: Bool { transport.descriptor.accepting }
 
   /// Checks the printer takes a new job now (1002 / 1001 otherwise).
-  nonisolated func admit() async throws(RPCError) { try await transport.admit() }
+  package nonisolated func admit() async throws(RPCError) { try await transport.admit() }
 
-  func start() {
+  package func start() {
     guard worker == nil else { return }
     worker = Task { await self.run() }
-    monitor = Task { [transport] in
-      await transport.monitor { [weak self] reasons in await self?.setFaults(reasons) }
-    }
+    monitor = Task { [transport] in await transport.monitor(self) }
   }
 
-  func stop() {
+  package func stop() {
     monitor?.cancel()
     worker?.cancel()
     currentSend?.cancel()
@@ -70,7 +74,7 @@ actor PrinterQueue {
   /// and a job part-way through goes back to `pending` with its copies counted (the next
   /// run resumes it at the next copy). Returns when the worker has stopped; `stop()`
   /// cuts a drain short.
-  func drain() async {
+  package func drain() async {
     draining = true
     wake()
     await worker?.value
@@ -79,7 +83,7 @@ actor PrinterQueue {
   /// Takes back the unfinished jobs of a previous run, oldest first. A job that was being
   /// printed when the daemon stopped has its interrupted copy sent again (`resend`, the
   /// default: a missing label is worse than a duplicate) or is aborted (`abort`).
-  func resume(_ unfinished: [Job], policy: InterruptedJobPolicy) async {
+  package func resume(_ unfinished: [Job], policy: InterruptedJobPolicy) async {
     for job in unfinished {
       if job.state == .processing {
         switch policy {
@@ -104,14 +108,22 @@ actor PrinterQueue {
   }
 
   /// Queues an accepted job (already stored as pending).
-  func enqueue(_ job: Int) {
+  package func enqueue(_ job: Int) {
     fifo.append(job)
     refreshAlert()
     wake()
   }
 
-  /// Replaces the printer's faults (a status change, or an injected one for simulators).
-  func setFaults(_ reasons: [Reason]) {
+  // MARK: what the transport reports (PrinterStatusSink)
+
+  package func update(faults: [Reason]?) {
+    if let faults { setFaults(faults) } else { publishPrinter() }
+  }
+
+  package nonisolated var heldFaults: [Reason] { snapshot.reasons }
+
+  /// Replaces the printer's faults (its transport's report, or a fault met while printing).
+  private func setFaults(_ reasons: [Reason]) {
     guard reasons != faults else {
       publishPrinter()  // the transport's own view (accepting, media) may have changed
       return
@@ -127,19 +139,18 @@ actor PrinterQueue {
     wake()
   }
 
-  /// Publishes the printer again after its transport's description changed (loaded media);
-  /// `force` publishes it even when unchanged (a printer that just appeared).
-  func republish(force: Bool = false) {
+  /// Publishes the printer even when unchanged (a printer that just appeared).
+  package func republish(force: Bool = false) {
     if force { channel.publish(printer: snapshot) }
     publishPrinter()
   }
 
   /// No job is printing or waiting.
-  var isIdle: Bool { current == nil && fifo.isEmpty }
+  package var isIdle: Bool { current == nil && fifo.isEmpty }
 
   /// Cancels a job of this printer: a waiting one at once, the printing one after the label
   /// in progress stops. Returns the job as it then stands, nil if it is not ours.
-  func cancel(_ jobID: Int) async -> Job? {
+  package func cancel(_ jobID: Int) async -> Job? {
     if fifo.remove(jobID) {
       parked[jobID] = nil
       let job = await updateJob(jobID) { $0.state = .canceled }
@@ -149,7 +160,7 @@ actor PrinterQueue {
     // The job in hand first: a parked job may be in hand for another try at reading it,
     // and only `process` may then end it.
     if current == jobID {
-      cancelRequested.insert(jobID)
+      cancelRequest.request()
       await transport.cancel(job: jobID)
       currentSend?.cancel()
       wake()
@@ -184,10 +195,10 @@ actor PrinterQueue {
       }
       _ = fifo.removeFirst()
       current = next
+      cancelRequest = CancelRequest()
       publishPrinter()
       await process(next)
       current = nil
-      cancelRequested.remove(next)
       publishPrinter()
       refreshAlert()
     }
@@ -198,7 +209,7 @@ actor PrinterQueue {
     do {
       found = try await jobs.record(jobID)
     } catch {
-      if cancelRequested.contains(jobID) {
+      if cancelRequest.isRequested {
         // Cancelled while its document was being read: nothing to hold any more.
         parked[jobID] = nil
         _ = await updateJob(jobID) { $0.state = .canceled }
@@ -223,7 +234,7 @@ actor PrinterQueue {
     }
     var state = JobState.processing
     while printed < copies {
-      if cancelRequested.contains(jobID) { break }
+      if cancelRequest.isRequested { break }
       if draining {
         if state == .processing { _ = await updateJob(jobID) { $0.state = .pending } }
         log.info(
@@ -251,8 +262,8 @@ actor PrinterQueue {
         state = .processing
         _ = await updateJob(jobID) { $0.state = .processing }
       }
-      let send = Task { [transport, printed] in
-        try await transport.print(bytes, job: jobID, copy: printed + 1)
+      let send = Task { [transport, printed, cancelRequest] in
+        try await transport.print(bytes, job: jobID, copy: printed + 1, cancel: cancelRequest)
       }
       currentSend = send
       do {
@@ -273,13 +284,13 @@ actor PrinterQueue {
         // Cancelled: by jobs.cancel (the loop sees the request), or by a shutdown whose
         // deadline passed mid-label (the job stays `processing`: the next run's
         // --interrupted-jobs policy decides about the interrupted copy).
-        if Task.isCancelled && !cancelRequested.contains(jobID) { return }
+        if Task.isCancelled && !cancelRequest.isRequested { return }
         continue
       }
       printed += 1
       // The last copy and the job's end are one write (and one event): a commit less
       // for every job printed.
-      let done = printed == copies && !cancelRequested.contains(jobID)
+      let done = printed == copies && !cancelRequest.isRequested
       _ = await updateJob(jobID) { [printed] in
         $0.printed = printed
         if done { $0.state = .completed }
@@ -289,7 +300,7 @@ actor PrinterQueue {
         return
       }
     }
-    if cancelRequested.contains(jobID) {
+    if cancelRequest.isRequested {
       _ = await updateJob(jobID) { $0.state = .canceled }
       log.info("printer \(id) job \(jobID) canceled after \(printed)/\(copies)")
     } else {

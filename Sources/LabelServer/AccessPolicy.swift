@@ -10,17 +10,17 @@ import Synchronization
 /// this one place. Anyone who can open the socket (mode 0660, group labeld) may print,
 /// save and read. Administrators — root, labeld's own user, and members of the admin
 /// group — may also inject faults (`printers.simulate`) and cancel other people's jobs.
-final class AccessPolicy: Sendable {
+package final class AccessPolicy: Sendable {
   private let adminGroup: Mutex<String?>
   private let daemonUID = getuid()
 
-  init(adminGroup: String?) {
+  package init(adminGroup: String?) {
     self.adminGroup = Mutex(adminGroup)
   }
 
-  func setAdminGroup(_ name: String?) { adminGroup.withLock { $0 = name } }
+  package func setAdminGroup(_ name: String?) { adminGroup.withLock { $0 = name } }
 
-  func isAdmin(_ peer: PeerCredentials) -> Bool {
+  package func isAdmin(_ peer: PeerCredentials) -> Bool {
     if peer.uid == 0 || peer.uid == daemonUID { return true }
     guard let name = adminGroup.withLock({ $0 }), let gid = UnixSocket.groupID(named: name)
     else { return false }
@@ -28,7 +28,7 @@ final class AccessPolicy: Sendable {
   }
 
   /// Throws 1005 unless `peer` is an administrator; `what` says what was refused.
-  func requireAdmin(_ peer: PeerCredentials, _ what: String) throws(RPCError) {
+  package func requireAdmin(_ peer: PeerCredentials, _ what: String) throws(RPCError) {
     guard isAdmin(peer) else {
       let group = adminGroup.withLock { $0 }
       throw .notPermitted(

@@ -1,5 +1,7 @@
 import Dispatch
 import LabelCore
+import LabelEvents
+import LabelLog
 import LabelPOSIX
 import Synchronization
 
@@ -8,24 +10,26 @@ import Synchronization
 #endif
 
 /// Per-connection limits (protocol v1: message size, outgoing queue bound).
-struct ConnectionLimits: Sendable {
-  var maxMessageBytes = 1 << 20
+package struct ConnectionLimits: Sendable {
+  package var maxMessageBytes = 1 << 20
   /// Queued outgoing messages at which a notification overflows the connection.
-  var maxQueuedMessages = 1024
+  package var maxQueuedMessages = 1024
   /// Requests read ahead of the one being handled before reading pauses.
-  var maxPendingRequests = 64
+  package var maxPendingRequests = 64
   /// Queued outgoing messages above which reading pauses (responses apply back-pressure
   /// to the requests that cause them instead of overflowing).
-  var pauseReadsAtQueued = 256
+  package var pauseReadsAtQueued = 256
   /// How long an overflowed or closing connection may take to take its last lines.
-  var closeGraceSeconds = 10.0
+  package var closeGraceSeconds = 10.0
   /// Bytes of queued outgoing lines above which the next request waits to be handled: a
   /// client that does not read its answers cannot make labeld hold more than this (and
   /// the one answer that crossed it) for it.
-  var pauseHandlingAtQueuedBytes = 4 << 20
+  package var pauseHandlingAtQueuedBytes = 4 << 20
   /// What all connections together may hold in requests read but not yet answered,
   /// beyond a 64 KiB floor each (`ReadAheadBudget`). At least two of the largest message.
-  var readAheadBytes = 64 << 20
+  package var readAheadBytes = 64 << 20
+
+  package init() {}
 }
 
 /// One client connection: reads `\n`-framed requests, handles them one at a time in order,
@@ -37,11 +41,11 @@ struct ConnectionLimits: Sendable {
 /// lock: a handler that runs after that finds `closed` set and touches nothing.
 ///
 /// `@unchecked Sendable`: every mutable field lives in `state` (a Mutex).
-final class Connection: EventSubscriber, @unchecked Sendable {
-  typealias Handler = @Sendable ([UInt8], Connection) async -> [UInt8]?
+package final class Connection: EventSubscriber, @unchecked Sendable {
+  package typealias Handler = @Sendable ([UInt8], Connection) async -> [UInt8]?
 
-  let subscriberID: UInt64
-  let peer: PeerCredentials
+  package let subscriberID: UInt64
+  package let peer: PeerCredentials
   private let fd: Int32
   private let limits: ConnectionLimits
   private let queue: DispatchQueue
@@ -92,7 +96,7 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     var queued: Int { outbox.count - outHead }
   }
 
-  init(
+  package init(
     id: UInt64, fd: Int32, peer: PeerCredentials, limits: ConnectionLimits, queue: DispatchQueue,
     loop: EventLoop, log: Logger, budget: ReadAheadBudget, handler: @escaping Handler,
     onClose: @escaping @Sendable (Connection) -> Void,
@@ -113,7 +117,7 @@ final class Connection: EventSubscriber, @unchecked Sendable {
 
   /// Registers with the loop and starts reading; a connection the loop cannot take is
   /// closed (its client sees the socket close).
-  func start() {
+  package func start() {
     state.withLock { s in
       guard !s.closed else { return }
       s.readSuspended = false
@@ -141,7 +145,9 @@ final class Connection: EventSubscriber, @unchecked Sendable {
       while true {
         let allowance = readAllowance(&s)
         guard allowance > 0 else { break }
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, allowance)) }
+        let (n, e) = retryingEINTR {
+          chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, allowance)) }
+        }
         if n > 0 {
           s.held += n
           s.readBuffer.append(contentsOf: chunk[0..<n])
@@ -156,8 +162,6 @@ final class Connection: EventSubscriber, @unchecked Sendable {
           s.readStopped = true
           break
         } else {
-          let e = errno
-          if e == EINTR { continue }
           if e == EAGAIN || e == EWOULDBLOCK { break }
           fatal = true
           break
@@ -314,11 +318,11 @@ final class Connection: EventSubscriber, @unchecked Sendable {
   // MARK: writing
 
   /// Queues a response line.
-  func send(_ bytes: [UInt8]) {
+  package func send(_ bytes: [UInt8]) {
     deliver(OutboundMessage(bytes: bytes, kind: .response, alertSeq: nil))
   }
 
-  func deliver(_ message: OutboundMessage) {
+  package func deliver(_ message: OutboundMessage) {
     guard !message.bytes.isEmpty else { return }
     state.withLock { s in
       if s.closed || s.closing { return }
@@ -335,7 +339,7 @@ final class Connection: EventSubscriber, @unchecked Sendable {
 
   /// Queues a replay chunk and writes it with as few `send`s as fit (a replay of 10,000
   /// alerts was 10,000 system calls, a third of labeld's CPU under the soak's load).
-  func deliver(contentsOf messages: [OutboundMessage]) {
+  package func deliver(contentsOf messages: [OutboundMessage]) {
     state.withLock { s in
       if s.closed || s.closing { return }
       for message in messages where !message.bytes.isEmpty {
@@ -346,23 +350,23 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     }
   }
 
-  func subscribed(after seq: UInt64) {
+  package func subscribed(after seq: UInt64) {
     state.withLock { $0.lastWrittenAlertSeq = seq }
   }
 
   /// Replay chunks fill at most half the bound, leaving room for live notifications.
-  var replayBudget: Int {
+  package var replayBudget: Int {
     state.withLock { s in s.closing ? 0 : max(0, limits.maxQueuedMessages / 2 - s.queued) }
   }
 
-  func setCatchingUp(_ catchingUp: Bool) {
+  package func setCatchingUp(_ catchingUp: Bool) {
     state.withLock { s in
       s.catchingUp = catchingUp
       requestReplayIfDrained(&s)
     }
   }
 
-  func overflowNow() {
+  package func overflowNow() {
     state.withLock { s in
       if !s.closing && !s.closed { overflow(&s) }
     }
@@ -387,11 +391,11 @@ final class Connection: EventSubscriber, @unchecked Sendable {
   private func flush(_ s: inout State) {
     var gathered: [UInt8] = []
     while s.outHead < s.outbox.count {
-      let n: Int
+      let (n, e): (Int, Int32)
       let head = s.outbox[s.outHead].bytes
       if s.outHead + 1 == s.outbox.count || head.count - s.headOffset >= Self.gatherBytes {
         // One line (or a big one): sent from where it is, not copied.
-        n = head.withUnsafeBytes { raw in
+        (n, e) = head.withUnsafeBytes { raw in
           send_(raw.baseAddress! + s.headOffset, raw.count - s.headOffset)
         }
       } else {
@@ -402,14 +406,12 @@ final class Connection: EventSubscriber, @unchecked Sendable {
           gathered.append(contentsOf: s.outbox[i].bytes)
           i += 1
         }
-        n = gathered.withUnsafeBytes { raw in send_(raw.baseAddress!, raw.count) }
+        (n, e) = gathered.withUnsafeBytes { raw in send_(raw.baseAddress!, raw.count) }
       }
       if n >= 0 {
         advance(&s, by: n)
         continue
       }
-      let e = errno
-      if e == EINTR { continue }
       if e == EAGAIN || e == EWOULDBLOCK {
         // The loop's next writable edge calls `writable`.
         s.writeArmed = true
@@ -460,8 +462,9 @@ final class Connection: EventSubscriber, @unchecked Sendable {
     }
   }
 
-  private func send_(_ p: UnsafeRawPointer, _ count: Int) -> Int {
-    Glibc.send(fd, p, count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+  /// One non-blocking send; the bytes sent, or -1 and the errno.
+  private func send_(_ p: UnsafeRawPointer, _ count: Int) -> (Int, Int32) {
+    retryingEINTR { Glibc.send(fd, p, count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
   }
 
   private func compact(_ s: inout State) {
@@ -547,9 +550,9 @@ final class Connection: EventSubscriber, @unchecked Sendable {
   }
 
   /// Closes at once (daemon shutdown).
-  func close() {
+  package func close() {
     state.withLock { closeNow(&$0) }
   }
 
-  var isClosed: Bool { state.withLock { $0.closed } }
+  package var isClosed: Bool { state.withLock { $0.closed } }
 }

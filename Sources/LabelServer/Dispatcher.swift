@@ -3,32 +3,40 @@ import LabelCore
 import LabelPOSIX
 
 /// Who is asking, and over which connection.
-struct RequestContext: Sendable {
-  let peer: PeerCredentials
-  let connection: Connection?
-  let id: RequestID?
+package struct RequestContext: Sendable {
+  package let peer: PeerCredentials
+  package let connection: Connection?
+  package let id: RequestID?
+
+  package init(peer: PeerCredentials, connection: Connection?, id: RequestID?) {
+    self.peer = peer
+    self.connection = connection
+    self.id = id
+  }
 }
 
 /// A method's outcome: a result to encode, or `sent` when the method queued its own
 /// response (`subscribe`, whose response must precede its replay).
-enum Reply: Sendable {
+package enum Reply: Sendable {
   case result(any Encodable & Sendable)
   case sent
 }
 
 /// Turns request lines into response lines: JSON-RPC framing rules and method routing.
 /// The handlers live in `Methods/`, one file per area.
-final class Dispatcher: Sendable {
-  let services: Services
+package final class Dispatcher: Sendable {
+  package let services: Services
 
-  init(services: Services) { self.services = services }
+  package init(services: Services) { self.services = services }
 
   /// Handles one line; returns the response line, or nil for a notification.
-  func handle(_ line: [UInt8], connection: Connection) async -> [UInt8]? {
+  package func handle(_ line: [UInt8], connection: Connection) async -> [UInt8]? {
     await handle(line, peer: connection.peer, connection: connection)
   }
 
-  func handle(_ line: [UInt8], peer: PeerCredentials, connection: Connection?) async -> [UInt8]? {
+  package func handle(_ line: [UInt8], peer: PeerCredentials, connection: Connection?) async
+    -> [UInt8]?
+  {
     let value: JSONValue
     let rawID: [UInt8]?
     do {
@@ -75,7 +83,7 @@ final class Dispatcher: Sendable {
   }
 
   /// Routes one method call.
-  func call(_ method: String, params: JSONValue?, _ context: RequestContext)
+  package func call(_ method: String, params: JSONValue?, _ context: RequestContext)
     async throws(RPCError) -> Reply
   {
     guard let m = Method(rawValue: method) else { throw .methodNotFound(method) }
@@ -85,13 +93,13 @@ final class Dispatcher: Sendable {
     case .printersList:
       return .result(PrintersResult(printers: services.printers.printers))
     case .printersRefresh:
-      await services.cups?.refresh()
-      await services.usb?.rescan()
+      for source in services.sources { await source.refresh() }
       return .result(PrintersResult(printers: services.printers.printers))
     case .devicesList:
-      return .result(
-        await services.usb?.devices()
-          ?? DevicesResult(enabled: false, message: "USB is switched off", devices: []))
+      for source in services.sources {
+        if let devices = await source.devices() { return .result(devices) }
+      }
+      return .result(DevicesResult(enabled: false, message: "USB is switched off", devices: []))
     case .printersGet: return try printersGet(p)
     case .printersSimulate: return try await printersSimulate(p, context)
     case .productsSave: return try await productsSave(p, context)

@@ -2,6 +2,8 @@ import Foundation
 import LabelCore
 import LabelLanguages
 import LabelRender
+import LabelScheduler
+import LabelStore
 
 /// Turns a template and its data into a printer's bytes or a preview, and PNG documents
 /// into a printer's bytes.
@@ -11,22 +13,34 @@ import LabelRender
 /// at 300 dpi and cut to the roll's printable area. A PNG preview for a printer is that
 /// printer's label: for a Brother QL, the very bitmap it prints, with the unprintable
 /// margins left white.
-struct LabelRenderer: Sendable {
-  enum Format: String, Sendable { case png, native }
+package struct LabelRenderer: Sendable {
+  package enum Format: String, Sendable { case png, native }
 
-  let rasteriser = LabelRasteriser()
+  package let rasteriser = LabelRasteriser()
+
+  package init() {}
 
   /// What a label is rendered for: a printer, or just a language and a resolution.
-  struct Target: Sendable {
-    var language: PrinterLanguage
-    var dpi: Int
+  package struct Target: Sendable {
+    package var language: PrinterLanguage
+    package var dpi: Int
     /// The printer's media; nil renders for the template's own size.
-    var media: Media?
-    var settings: LabelSettings = LabelSettings()
+    package var media: Media?
+    package var settings: LabelSettings = LabelSettings()
+
+    package init(
+      language: PrinterLanguage, dpi: Int, media: Media? = nil,
+      settings: LabelSettings = LabelSettings()
+    ) {
+      self.language = language
+      self.dpi = dpi
+      self.media = media
+      self.settings = settings
+    }
   }
 
   /// Checks every `${field}` the template uses has a value (`data.<name>` otherwise).
-  func resolve(_ template: Template, data: [String: String]) throws(RPCError) {
+  package func resolve(_ template: Template, data: [String: String]) throws(RPCError) {
     for name in template.referencedFields.sorted() where data[name] == nil {
       throw .invalidParams(
         field: "data.\(name)",
@@ -35,7 +49,9 @@ struct LabelRenderer: Sendable {
   }
 
   /// One copy of `template` for `target`, as a preview or the printer's bytes.
-  func render(_ template: Template, data: [String: String], for target: Target, format: Format)
+  package func render(
+    _ template: Template, data: [String: String], for target: Target, format: Format
+  )
     throws(RPCError) -> RenderResult
   {
     try resolve(template, data: data)
@@ -65,7 +81,7 @@ struct LabelRenderer: Sendable {
 
   /// One copy of a template job for `printer`, in its language. A template wider than the
   /// printer's media is refused (1007) rather than printed cut off.
-  func document(
+  package func document(
     _ template: Template, data: [String: String], for printer: Printer,
     settings: LabelSettings = LabelSettings()
   ) throws(RPCError) -> JobDocument {
@@ -84,7 +100,7 @@ struct LabelRenderer: Sendable {
   /// A PNG document as `printer`'s bytes: one pixel per dot, placed at the top-left of the
   /// printable area, black where a pixel is darker than half (transparent is white).
   /// Larger than the media → 1007 saying by how much; not a PNG → -32602.
-  func convertPNG(
+  package func convertPNG(
     _ png: [UInt8], for printer: Printer, language: PrinterLanguage, settings: LabelSettings
   ) throws(RPCError) -> [UInt8] {
     // The size comes from the header: an image too large is refused before it is decoded.

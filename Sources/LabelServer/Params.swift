@@ -3,10 +3,10 @@ import LabelCore
 
 /// A request's params, read field by field so that every bad field is named in the -32602
 /// error's `data.field`. Unknown fields are ignored (clients may be newer than us).
-struct Params {
-  let values: [String: JSONValue]
+package struct Params {
+  package let values: [String: JSONValue]
 
-  init(_ value: JSONValue?) throws(RPCError) {
+  package init(_ value: JSONValue?) throws(RPCError) {
     switch value {
     case nil, .null?: values = [:]
     case .object(let o)?:
@@ -22,16 +22,16 @@ struct Params {
   /// Members already checked as part of their parent.
   private init(checked values: [String: JSONValue]) { self.values = values }
 
-  func has(_ key: String) -> Bool { values[key].map { !$0.isNull } ?? false }
+  package func has(_ key: String) -> Bool { values[key].map { !$0.isNull } ?? false }
 
-  func string(_ key: String) throws(RPCError) -> String {
+  package func string(_ key: String) throws(RPCError) -> String {
     guard let v = try optionalString(key) else {
       throw .invalidParams(field: path(key), reason: "is required")
     }
     return v
   }
 
-  func optionalString(_ key: String) throws(RPCError) -> String? {
+  package func optionalString(_ key: String) throws(RPCError) -> String? {
     switch values[key] {
     case nil, .null?: return nil
     case .string(let s)?: return s
@@ -40,7 +40,7 @@ struct Params {
     }
   }
 
-  func optionalInt(_ key: String, in range: ClosedRange<Int>) throws(RPCError) -> Int? {
+  package func optionalInt(_ key: String, in range: ClosedRange<Int>) throws(RPCError) -> Int? {
     switch values[key] {
     case nil, .null?: return nil
     case let v?:
@@ -56,14 +56,14 @@ struct Params {
     }
   }
 
-  func int(_ key: String, in range: ClosedRange<Int>) throws(RPCError) -> Int {
+  package func int(_ key: String, in range: ClosedRange<Int>) throws(RPCError) -> Int {
     guard let v = try optionalInt(key, in: range) else {
       throw .invalidParams(field: path(key), reason: "is required")
     }
     return v
   }
 
-  func optionalStringArray(_ key: String) throws(RPCError) -> [String]? {
+  package func optionalStringArray(_ key: String) throws(RPCError) -> [String]? {
     switch values[key] {
     case nil, .null?: return nil
     case .array(let items)?:
@@ -81,7 +81,7 @@ struct Params {
   }
 
   /// A string-to-string object (template data).
-  func optionalStringMap(_ key: String) throws(RPCError) -> [String: String]? {
+  package func optionalStringMap(_ key: String) throws(RPCError) -> [String: String]? {
     switch values[key] {
     case nil, .null?: return nil
     case .object(let o)?:
@@ -103,10 +103,10 @@ struct Params {
   }
 
   /// The largest page a list answers (`limit`).
-  static let maxPage = 10_000
+  package static let maxPage = 10_000
 
   /// An RFC 3339 time (`2026-12-01T09:30:00Z`, fractions of a second allowed).
-  func optionalTime(_ key: String) throws(RPCError) -> Date? {
+  package func optionalTime(_ key: String) throws(RPCError) -> Date? {
     guard let text = try optionalString(key) else { return nil }
     let formatter = ISO8601DateFormatter()
     if let date = formatter.date(from: text) { return date }
@@ -116,7 +116,7 @@ struct Params {
       field: path(key), reason: "\"\(text)\" is not an RFC 3339 time (2026-12-01T09:30:00Z)")
   }
 
-  func object(_ key: String) throws(RPCError) -> Params {
+  package func object(_ key: String) throws(RPCError) -> Params {
     switch values[key] {
     case nil, .null?: throw .invalidParams(field: path(key), reason: "is required")
     case .object(let o)?: return Params(checked: o).prefixed(key)
@@ -126,7 +126,7 @@ struct Params {
   }
 
   /// Decodes the member `key` as a Codable type; decoding failures name the field.
-  func decode<T: Decodable>(_ key: String, as type: T.Type) throws(RPCError) -> T {
+  package func decode<T: Decodable>(_ key: String, as type: T.Type) throws(RPCError) -> T {
     guard let v = values[key], !v.isNull else {
       throw .invalidParams(field: path(key), reason: "is required")
     }
@@ -149,5 +149,5 @@ struct Params {
     copy.prefix = p
     return copy
   }
-  func path(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix).\(key)" }
+  package func path(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix).\(key)" }
 }

@@ -9,11 +9,11 @@ import Synchronization
 /// reading (the kernel's socket buffer then pushes back on the client) and is woken when
 /// bytes come back. So many clients each pushing 1 MiB requests without reading answers
 /// cost at most `total` plus a floor each, not a megabyte per request per client.
-final class ReadAheadBudget: Sendable {
+package final class ReadAheadBudget: Sendable {
   /// Bytes each connection holds without borrowing.
-  let floor: Int
+  package let floor: Int
   /// Bytes shared by all connections above their floor.
-  let total: Int
+  package let total: Int
 
   private struct State {
     var lent = 0
@@ -22,14 +22,14 @@ final class ReadAheadBudget: Sendable {
   }
   private let state = Mutex(State())
 
-  init(total: Int, floor: Int = 64 * 1024) {
+  package init(total: Int, floor: Int = 64 * 1024) {
     self.total = total
     self.floor = floor
   }
 
   /// Lends up to `wanted` bytes (all or nothing: a connection asks for one read chunk).
   /// When the pool is short, `wake` is kept and called once bytes are given back.
-  func borrow(_ wanted: Int, id: UInt64, wake: @escaping @Sendable () -> Void) -> Bool {
+  package func borrow(_ wanted: Int, id: UInt64, wake: @escaping @Sendable () -> Void) -> Bool {
     state.withLock { s in
       if s.lent + wanted <= total {
         s.lent += wanted
@@ -41,7 +41,7 @@ final class ReadAheadBudget: Sendable {
   }
 
   /// Gives `bytes` back and wakes the connections that waited (each tries again).
-  func giveBack(_ bytes: Int) {
+  package func giveBack(_ bytes: Int) {
     guard bytes > 0 else { return }
     let woken = state.withLock { s in
       s.lent = max(0, s.lent - bytes)
@@ -52,10 +52,10 @@ final class ReadAheadBudget: Sendable {
   }
 
   /// A closed connection no longer waits.
-  func forget(_ id: UInt64) {
+  package func forget(_ id: UInt64) {
     state.withLock { s in s.waiting.removeAll { $0.id == id } }
   }
 
   /// Bytes lent out now (tests, benchmarks).
-  var lent: Int { state.withLock { $0.lent } }
+  package var lent: Int { state.withLock { $0.lent } }
 }

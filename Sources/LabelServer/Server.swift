@@ -1,5 +1,7 @@
 import Dispatch
 import LabelCore
+import LabelEvents
+import LabelLog
 import LabelPOSIX
 import Synchronization
 
@@ -15,7 +17,7 @@ import Synchronization
 /// hands on: retries, grace timers, close bookkeeping.
 ///
 /// `@unchecked Sendable`: all mutable state is in Mutexes or atomics.
-final class Server: @unchecked Sendable {
+package final class Server: @unchecked Sendable {
   private let listenFD: Int32
   private let ownedPath: String?
   private let queue = DispatchQueue(label: "labeld.io")
@@ -31,11 +33,11 @@ final class Server: @unchecked Sendable {
   private let limits: ConnectionLimits
   private let log: Logger
   /// What all connections together may hold in unanswered requests.
-  let readAhead: ReadAheadBudget
+  package let readAhead: ReadAheadBudget
 
   /// Serves on `listenFD` (non-blocking, listening). `ownedPath` is unlinked on stop when
   /// this process created the socket (not when systemd passed it in).
-  init(
+  package init(
     listenFD: Int32, ownedPath: String?, dispatcher: Dispatcher, channel: EventChannel,
     limits: ConnectionLimits, log: Logger
   ) throws(SystemError) {
@@ -52,7 +54,7 @@ final class Server: @unchecked Sendable {
   }
 
   /// Starts the loop and accepting.
-  func start() throws(SystemError) {
+  package func start() throws(SystemError) {
     try loop.start()
     let token = try loop.add(listenFD) { [weak self] readiness in
       if readiness.contains(.readable) { self?.acceptAll() }
@@ -60,7 +62,7 @@ final class Server: @unchecked Sendable {
     listening.withLock { $0 = token }
   }
 
-  func stop() {
+  package func stop() {
     if let token = listening.withLock({ t in
       defer { t = nil }; return t
     }) {
@@ -75,7 +77,7 @@ final class Server: @unchecked Sendable {
     loop.stop()
   }
 
-  var connectionCount: Int { connections.withLock { $0.count } }
+  package var connectionCount: Int { connections.withLock { $0.count } }
 
   private func acceptAll() {
     while true {

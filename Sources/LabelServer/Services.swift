@@ -1,34 +1,54 @@
 import LabelCore
+import LabelEvents
+import LabelLog
+import LabelScheduler
+import LabelStore
 
 /// Everything the method handlers use, wired once at start-up.
-struct Services: Sendable {
-  let channel: EventChannel
-  let printers: PrinterRegistry
-  let products: ProductStore
-  let templates: TemplateStore
-  let jobs: JobService
-  let renderer: LabelRenderer
-  let saveErrors: SaveErrors
-  let access: AccessPolicy
-  /// Nil when CUPS is off (`--no-cups`).
-  var cups: CUPSDiscovery? = nil
-  let log: Logger
-  /// USB discovery; nil when labeld runs without USB.
-  var usb: USBMonitor? = nil
+package struct Services: Sendable {
+  package let channel: EventChannel
+  package let printers: PrinterRegistry
+  package let products: ProductStore
+  package let templates: TemplateStore
+  package let jobs: JobService
+  package let renderer: LabelRenderer
+  package let saveErrors: SaveErrors
+  package let access: AccessPolicy
+  package let log: Logger
+  /// Where printers that come and go are found (CUPS, USB), for `printers.refresh` and
+  /// `devices.list`.
+  package var sources: [any PrinterSource] = []
 
-  func product(_ sku: String) async throws(RPCError) -> Product? {
+  package init(
+    channel: EventChannel, printers: PrinterRegistry, products: ProductStore,
+    templates: TemplateStore, jobs: JobService, renderer: LabelRenderer, saveErrors: SaveErrors,
+    access: AccessPolicy, log: Logger, sources: [any PrinterSource] = []
+  ) {
+    self.channel = channel
+    self.printers = printers
+    self.products = products
+    self.templates = templates
+    self.jobs = jobs
+    self.renderer = renderer
+    self.saveErrors = saveErrors
+    self.access = access
+    self.log = log
+    self.sources = sources
+  }
+
+  package func product(_ sku: String) async throws(RPCError) -> Product? {
     let row = try await read { () async throws(SaveFailure) in try await products.get(sku) }
     return try row.map { row throws(RPCError) in try readable(row, .product) }
   }
 
-  func template(_ name: String) async throws(RPCError) -> Template? {
+  package func template(_ name: String) async throws(RPCError) -> Template? {
     let row = try await read { () async throws(SaveFailure) in try await templates.get(name) }
     return try row.map { row throws(RPCError) in try readable(row, .template) }
   }
 
   /// A page of the stored products that can be read; each that cannot is reported (see
   /// `readable`).
-  func products(after: String?, limit: Int?) async throws(RPCError) -> ProductsResult {
+  package func products(after: String?, limit: Int?) async throws(RPCError) -> ProductsResult {
     let page = try await read { () async throws(SaveFailure) in
       try await products.page(after: after, limit: limit)
     }
@@ -37,7 +57,7 @@ struct Services: Sendable {
   }
 
   /// A page of the stored templates that can be read; each that cannot is reported.
-  func templates(after: String?, limit: Int?) async throws(RPCError) -> TemplatesResult {
+  package func templates(after: String?, limit: Int?) async throws(RPCError) -> TemplatesResult {
     let page = try await read { () async throws(SaveFailure) in
       try await templates.page(after: after, limit: limit)
     }
@@ -48,7 +68,7 @@ struct Services: Sendable {
   /// The row's value. A row that is stored but does not decode is a failure to keep data:
   /// logged, raised as a `saveError` for its entity and key (it stays active until the key
   /// is saved again), and answered as 1004 carrying that alert.
-  func readable<T>(_ row: StoredRow<T>, _ entity: SaveEntity) throws(RPCError) -> T {
+  package func readable<T>(_ row: StoredRow<T>, _ entity: SaveEntity) throws(RPCError) -> T {
     switch row {
     case .value(let value): return value
     case .unreadable(let key, let reason):
@@ -64,7 +84,7 @@ struct Services: Sendable {
 
   /// Runs a read of stored state; a storage failure is answered as -32603 with the reason
   /// (a read cannot fail as a save, and raises no alert).
-  func read<T>(_ body: () async throws(SaveFailure) -> T) async throws(RPCError) -> T {
+  package func read<T>(_ body: () async throws(SaveFailure) -> T) async throws(RPCError) -> T {
     do {
       return try await body()
     } catch {

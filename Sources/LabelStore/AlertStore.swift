@@ -1,37 +1,34 @@
 import Foundation
 import LabelCore
+import LabelEvents
 import LabelSQLite
-
-/// Where the alert channel's journal is written before its events are delivered.
-protocol AlertPersistence: Sendable {
-  /// Writes `events` (in seq order) in one transaction, one fsync for the lot, and forgets
-  /// rows retention dropped (`seq ≤ forgetThrough`) in the same one. Calls `done` once,
-  /// on any thread, with nil when the transaction committed.
-  func write(
-    _ events: [AlertEvent], forgetThrough: UInt64?,
-    done: @escaping @Sendable (SaveFailure?) -> Void)
-}
 
 /// The alert journal on disk: every retained event by seq, and the latest event of every
 /// alert id (so the active set survives retention). The sequence itself is kept in the
 /// sequence file (`AlertSequence`); the `settings` row `alert_seq_reserved` is only read,
 /// from databases written before it.
-final class AlertStore: AlertPersistence {
+package final class AlertStore: AlertPersistence {
   private let store: StateStore
 
-  init(store: StateStore) { self.store = store }
+  package init(store: StateStore) { self.store = store }
 
   /// The journal as the last run left it, with everything that could not be read named
   /// in `problems` (and the seqs of unreadable events in `stored.unreadable`): a damaged
   /// row is reported and replays over it say `gap`, it is never skipped in silence.
-  struct Loaded {
-    var events: [AlertEvent] = []
-    var active: [AlertEvent] = []
-    var stored = SequenceStart.Stored()
-    var problems: [String] = []
+  package struct Loaded {
+    package var events: [AlertEvent] = []
+    package var active: [AlertEvent] = []
+    package var stored = SequenceStart.Stored()
+    package var problems: [String] = []
+
+    package init(events: [AlertEvent] = [], active: [AlertEvent] = [], problems: [String] = []) {
+      self.events = events
+      self.active = active
+      self.problems = problems
+    }
   }
 
-  func load(maxCount: Int) throws(SaveFailure) -> Loaded {
+  package func load(maxCount: Int) throws(SaveFailure) -> Loaded {
     try store.runSync { db throws(SQLiteError) in
       var loaded = Loaded()
       let limit = Int64(SequenceRecord.maxSeq)
@@ -95,7 +92,7 @@ final class AlertStore: AlertPersistence {
     }
   }
 
-  func write(
+  package func write(
     _ events: [AlertEvent], forgetThrough: UInt64?,
     done: @escaping @Sendable (SaveFailure?) -> Void
   ) {

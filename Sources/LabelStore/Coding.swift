@@ -2,8 +2,8 @@ import Foundation
 import LabelCore
 
 /// JSON for rows: our own types always encode, so a failure is a programming error.
-enum RowCoding {
-  static func encode<T: Encodable>(_ value: T) -> [UInt8] {
+package enum RowCoding {
+  package static func encode<T: Encodable>(_ value: T) -> [UInt8] {
     do {
       return [UInt8](try LabelJSON.encoder().encode(value))
     } catch {
@@ -12,13 +12,13 @@ enum RowCoding {
   }
 
   /// A row's value, or the reason it cannot be read (for callers that must report it).
-  static func decoded<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
+  package static func decoded<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
     try LabelJSON.decoder().decode(type, from: Data(bytes))
   }
 
   /// A stored row decoded, or why it cannot be (a damaged file, a hand edit, a row from a
   /// newer labeld): reported by the caller, never silently skipped.
-  static func row<T: Decodable & Sendable>(_ type: T.Type, key: String, _ bytes: [UInt8])
+  package static func row<T: Decodable & Sendable>(_ type: T.Type, key: String, _ bytes: [UInt8])
     -> StoredRow<T>
   {
     do {
@@ -30,7 +30,7 @@ enum RowCoding {
 }
 
 /// A row as read back from the database.
-enum StoredRow<T: Sendable>: Sendable {
+package enum StoredRow<T: Sendable>: Sendable {
   case value(T)
   /// The row is there but its JSON does not decode.
   case unreadable(key: String, reason: String)

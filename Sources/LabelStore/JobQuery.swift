@@ -1,21 +1,22 @@
 import Foundation
 import LabelCore
+import LabelEvents
 import LabelSQLite
 
 /// What `jobs.list` asks for: filters, and a page (jobs after the cursor `after`, at most
 /// `limit` of them).
-struct JobQuery: Sendable, Equatable {
-  var printer: String?
-  var states: Set<JobState>?
-  var owner: UInt32?
+package struct JobQuery: Sendable, Equatable {
+  package var printer: String?
+  package var states: Set<JobState>?
+  package var owner: UInt32?
   /// Jobs created at or after this time.
-  var since: Date?
+  package var since: Date?
   /// The last job id of the previous page.
-  var after: Int?
+  package var after: Int?
   /// Nil: every job that matches (protocol v1's `jobs.list`).
-  var limit: Int?
+  package var limit: Int?
 
-  func matches(_ job: Job) -> Bool {
+  package func matches(_ job: Job) -> Bool {
     (printer == nil || job.printer == printer) && (states?.contains(job.state) ?? true)
       && (owner == nil || job.owner.uid == owner) && job.id > (after ?? 0)
       && (since.map { job.createdAt >= $0 } ?? true)
@@ -26,7 +27,7 @@ struct JobQuery: Sendable, Equatable {
   /// `EXPLAIN QUERY PLAN` in the tests). A printer, else an owner, picks its index (the
   /// other filters are checked along it); states alone are one query per state through
   /// the state index, merged (`page`); no filter walks the rowid.
-  func sql(state: JobState?, first: Int) -> (sql: String, values: [(any SQLiteValue)?]) {
+  package func sql(state: JobState?, first: Int) -> (sql: String, values: [(any SQLiteValue)?]) {
     var conditions: [String] = []
     var values: [(any SQLiteValue)?] = []
     let index: String
@@ -65,23 +66,36 @@ struct JobQuery: Sendable, Equatable {
     }
     return (sql, values)
   }
+
+  package init(
+    printer: String? = nil, states: Set<JobState>? = nil, owner: UInt32? = nil, since: Date? = nil,
+    after: Int? = nil, limit: Int? = nil
+  ) {
+    self.printer = printer
+    self.states = states
+    self.owner = owner
+    self.since = since
+    self.after = after
+    self.limit = limit
+  }
 }
 
 extension JobStore {
   /// The first job created at or after `time` (seconds since 1970): ids grow with creation
   /// time, so it is where jobs since that time start. One step down the created_at index
   /// (a `min(id)` would walk the rowid from the oldest job instead).
-  static let firstIDSQL =
+  package static let firstIDSQL =
     "SELECT id FROM jobs INDEXED BY jobs_by_created WHERE created_at >= ? ORDER BY created_at LIMIT 1"
 
-  static func firstID(createdSince time: Double, _ db: Database) throws(SQLiteError) -> Int? {
+  package static func firstID(createdSince time: Double, _ db: Database) throws(SQLiteError) -> Int?
+  {
     try db.statement(firstIDSQL).bind(time).first { $0.int(0) }
   }
 
   /// A page of jobs, oldest first, and the cursor of the next page when more remain. Every
   /// page is read through an index (a backlog of unfinished jobs is listed like history:
   /// never by scanning memory); memory adds what rows cannot say yet.
-  func page(_ query: JobQuery) async throws(SaveFailure) -> (jobs: [Job], next: Int?) {
+  package func page(_ query: JobQuery) async throws(SaveFailure) -> (jobs: [Job], next: Int?) {
     let (rows, more) = try await rows(query)
     // Where this page ends when more rows remain: a later job belongs to a later page.
     let end = more ? (rows.last?.id ?? Int.max) : Int.max

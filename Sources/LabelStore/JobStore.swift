@@ -1,13 +1,14 @@
 import Foundation
 import LabelCore
+import LabelEvents
 import LabelSQLite
 import Synchronization
 
 /// What a job prints: the bytes for one copy, in the printer's own language.
-enum JobDocument: Sendable, Equatable {
+package enum JobDocument: Sendable, Equatable {
   case native([UInt8])
 
-  var bytes: [UInt8] {
+  package var bytes: [UInt8] {
     switch self {
     case .native(let b): return b
     }
@@ -15,16 +16,14 @@ enum JobDocument: Sendable, Equatable {
 }
 
 /// A job with what it prints.
-struct JobRecord: Sendable {
-  var job: Job
-  var document: JobDocument
-}
+package struct JobRecord: Sendable {
+  package var job: Job
+  package var document: JobDocument
 
-/// What a job write did, for the alert channel: its failure, or the jobs whose rows it
-/// brought up to date (their earlier failures are resolved).
-struct JobWrite: Sendable {
-  var failure: SaveFailure?
-  var resolved: [Int]
+  package init(job: Job, document: JobDocument) {
+    self.job = job
+    self.document = document
+  }
 }
 
 /// Every job: rows in the database (with their documents); in memory only the jobs that
@@ -32,8 +31,8 @@ struct JobWrite: Sendable {
 /// memory and start-up do not grow with the history. Reads of ended jobs and every list
 /// go to the database, through its indexes (`JobQuery`). `create` answers only after the
 /// row is committed; every state change is written through before it is published.
-final class JobStore: Sendable {
-  let store: StateStore
+package final class JobStore: Sendable {
+  package let store: StateStore
   /// Jobs not ended, and jobs whose row is behind (see `dirty`).
   private let cache = Mutex<[Int: Job]>([:])
   /// Jobs whose last write failed: their row is older than the job. Every later job write
@@ -43,19 +42,19 @@ final class JobStore: Sendable {
   private let created = Atomic<Int>(0)
 
   /// Jobs created since the last `prune` began (what makes the next one due early).
-  var createdSincePrune: Int { created.load(ordering: .relaxed) }
+  package var createdSincePrune: Int { created.load(ordering: .relaxed) }
 
-  init(store: StateStore) { self.store = store }
+  package init(store: StateStore) { self.store = store }
 
   /// The columns of a job, in the order `job(from:)` reads them.
-  static let columns = """
+  package static let columns = """
     id, printer, state, copies, printed, created_at, updated_at, owner_uid, error_reason,
     error_message
     """
 
   /// Loads the jobs that have not ended (through the state index: start-up costs what is
   /// unfinished, not the history). Start-up only.
-  func load() throws(SaveFailure) {
+  package func load() throws(SaveFailure) {
     let jobs = try store.runSync { db throws(SQLiteError) in
       let s = try db.statement(
         "SELECT \(Self.columns) FROM jobs WHERE state IN ('pending', 'held', 'processing')")
@@ -75,7 +74,7 @@ final class JobStore: Sendable {
       ? Date(timeIntervalSince1970: seconds) : Date(timeIntervalSince1970: 0)
   }
 
-  static func job(from s: Statement) -> Job {
+  package static func job(from s: Statement) -> Job {
     // Rows are ours, but a damaged or hand-edited file must not crash the daemon: counts
     // are kept in range (the scheduler adds to them), an impossible uid becomes nobody's.
     let copies = min(max(1, s.int(3)), 1 << 20)
@@ -93,7 +92,7 @@ final class JobStore: Sendable {
 
   /// Stores a new job (answering only once it is kept). Rows whose earlier write failed
   /// are written in the same transaction; `resolved` names them.
-  func create(printer: String, copies: Int, owner: JobOwner, document: JobDocument)
+  package func create(printer: String, copies: Int, owner: JobOwner, document: JobDocument)
     async throws(SaveFailure) -> (job: Job, resolved: [Int])
   {
     let now = Date()
@@ -122,7 +121,7 @@ final class JobStore: Sendable {
   }
 
   /// The jobs whose rows are behind, as they stand now.
-  func rowsBehind(plus id: Int? = nil) -> [Job] {
+  package func rowsBehind(plus id: Int? = nil) -> [Job] {
     let ids = dirty.withLock { d in id.map { d.union([$0]) } ?? d }
     return cache.withLock { all in ids.sorted().compactMap { all[$0] } }
   }
@@ -157,7 +156,8 @@ final class JobStore: Sendable {
   /// Applies `change`, stamps `updatedAt` and writes the job through, with every row still
   /// behind from an earlier failure. The change stands in memory even when the write fails
   /// (the printer did what it did): the outcome says what to report. Nil for an unknown id.
-  func update(_ id: Int, _ change: @Sendable (inout Job) -> Void) async -> (Job, JobWrite)? {
+  package func update(_ id: Int, _ change: @Sendable (inout Job) -> Void) async -> (Job, JobWrite)?
+  {
     let updated: Job? = cache.withLock { all in
       guard var job = all[id] else { return nil }
       change(&job)
@@ -179,10 +179,10 @@ final class JobStore: Sendable {
   }
 
   /// The job as the scheduler holds it (not ended, or a row behind); nil for any other.
-  func live(_ id: Int) -> Job? { cache.withLock { $0[id] } }
+  package func live(_ id: Int) -> Job? { cache.withLock { $0[id] } }
 
   /// A job by id: from memory when it is live, else its row.
-  func get(_ id: Int) async throws(SaveFailure) -> Job? {
+  package func get(_ id: Int) async throws(SaveFailure) -> Job? {
     if let job = live(id) { return job }
     return try await store.run { db throws(SQLiteError) in
       try db.statement("SELECT \(Self.columns) FROM jobs WHERE id = ?").bind(id)
@@ -191,7 +191,7 @@ final class JobStore: Sendable {
   }
 
   /// Whether any job, ended or not, names `printer` (through the printer index).
-  func anyJob(for printer: String) async throws(SaveFailure) -> Bool {
+  package func anyJob(for printer: String) async throws(SaveFailure) -> Bool {
     if cache.withLock({ $0.values.contains { $0.printer == printer } }) { return true }
     return try await store.run { db throws(SQLiteError) in
       try db.statement("SELECT 1 FROM jobs WHERE printer = ? LIMIT 1").bind(printer)
@@ -203,7 +203,7 @@ final class JobStore: Sendable {
   /// The job and the document to print, read back from the database. A row without its
   /// document (none is ever accepted empty) is a store that lost data: an `io` failure,
   /// never an empty label sent as if it were the job.
-  func record(_ id: Int) async throws(SaveFailure) -> JobRecord? {
+  package func record(_ id: Int) async throws(SaveFailure) -> JobRecord? {
     guard let job = live(id) else { return nil }
     let bytes: [UInt8]? = try await store.run(.accepted) { db throws(SQLiteError) in
       let s = try db.statement("SELECT document FROM jobs WHERE id = ?").bind(id)
@@ -218,7 +218,7 @@ final class JobStore: Sendable {
 
   /// Jobs that have not ended, oldest first (what a restart resumes), optionally only
   /// `printer`'s.
-  func unfinished(printer: String? = nil) -> [Job] {
+  package func unfinished(printer: String? = nil) -> [Job] {
     cache.withLock { all in
       all.values.filter { !$0.state.isTerminal && (printer == nil || $0.printer == printer) }
     }.sorted { $0.id < $1.id }
@@ -226,7 +226,7 @@ final class JobStore: Sendable {
 
   /// The id of the `?1 + 1`-th newest ended job: a merge of the three ended states' runs
   /// of the state index, newest first, that stops there (no sort, no unfinished row).
-  static let keptBoundSQL = """
+  package static let keptBoundSQL = """
     SELECT id FROM jobs WHERE state = 'completed'
     UNION ALL SELECT id FROM jobs WHERE state = 'canceled'
     UNION ALL SELECT id FROM jobs WHERE state = 'aborted'
@@ -235,7 +235,7 @@ final class JobStore: Sendable {
 
   /// A batch of ended jobs below the count bound (?1), or below the age bound (?2) and
   /// ended before the cutoff (?3): through the state index, never past unfinished rows.
-  static let pruneSQL = """
+  package static let pruneSQL = """
     DELETE FROM jobs WHERE id IN (
       SELECT id FROM jobs INDEXED BY jobs_by_state WHERE id < max(?1, ?2)
         AND state IN ('completed', 'canceled', 'aborted')
@@ -246,7 +246,7 @@ final class JobStore: Sendable {
   /// Forgets ended jobs beyond the newest `keep` and those ended before `maxAge` seconds
   /// ago, a batch at a time (other store work goes between batches). Housekeeping: a
   /// failure is tried again next time.
-  func prune(keep: Int, maxAge: TimeInterval) async {
+  package func prune(keep: Int, maxAge: TimeInterval) async {
     created.store(0, ordering: .relaxed)
     let cutoff = Date().addingTimeInterval(-maxAge).timeIntervalSince1970
     let bounds: (count: Int, age: Int)

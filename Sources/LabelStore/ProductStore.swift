@@ -1,18 +1,21 @@
 import Foundation
 import LabelCore
+import LabelEvents
 import LabelSQLite
 
 /// Products by sku, in the database. A save answers only after its commit, or throws why
 /// nothing was saved.
-final class ProductStore: Sendable {
+package final class ProductStore: Sendable {
   private let store: StateStore
 
-  init(store: StateStore) { self.store = store }
+  package init(store: StateStore) { self.store = store }
 
   /// Saves `input`, bumping its version. With `expectedVersion`, the stored version must
   /// match (0 meaning "must not exist yet"), else the save fails with `conflict` and
   /// nothing is written.
-  func save(_ input: ProductInput, expectedVersion: Int?) async throws(SaveFailure) -> Product {
+  package func save(_ input: ProductInput, expectedVersion: Int?) async throws(SaveFailure)
+    -> Product
+  {
     let outcome = try await store.run { db throws(SQLiteError) -> Result<Product, SaveFailure> in
       try db.transaction { () throws(SQLiteError) -> Result<Product, SaveFailure> in
         let find = try db.statement("SELECT version FROM products WHERE sku = ?").bind(input.sku)
@@ -42,7 +45,7 @@ final class ProductStore: Sendable {
   }
 
   /// The stored product (or why its row cannot be read); nil when there is none.
-  func get(_ sku: String) async throws(SaveFailure) -> StoredRow<Product>? {
+  package func get(_ sku: String) async throws(SaveFailure) -> StoredRow<Product>? {
     try await store.run { db throws(SQLiteError) in
       let s = try db.statement("SELECT json FROM products WHERE sku = ?").bind(sku)
       return try s.first { RowCoding.row(Product.self, key: sku, $0.blob(0)) }
@@ -50,7 +53,7 @@ final class ProductStore: Sendable {
   }
 
   /// Removes the product; false when there was none.
-  func delete(_ sku: String) async throws(SaveFailure) -> Bool {
+  package func delete(_ sku: String) async throws(SaveFailure) -> Bool {
     try await store.run { db throws(SQLiteError) in
       try db.statement("DELETE FROM products WHERE sku = ?").bind(sku).run()
       return db.changes > 0
@@ -59,7 +62,7 @@ final class ProductStore: Sendable {
 
   /// Products in sku order after `after` (a page of at most `limit`, and the next page's
   /// cursor when more remain; no limit: all of them), through the primary key's index.
-  func page(after: String?, limit: Int?) async throws(SaveFailure) -> (
+  package func page(after: String?, limit: Int?) async throws(SaveFailure) -> (
     rows: [StoredRow<Product>], next: String?
   ) {
     try await store.run { db throws(SQLiteError) in
@@ -69,13 +72,13 @@ final class ProductStore: Sendable {
     }
   }
 
-  static func pageSQL(limited: Bool) -> String {
+  package static func pageSQL(limited: Bool) -> String {
     "SELECT sku, json FROM products WHERE sku > ? ORDER BY sku" + (limited ? " LIMIT ?" : "")
   }
 
   /// One page of a table keyed by text: `sql` takes the cursor and, when limited, the
   /// limit; a row more than asked says whether there is a next page.
-  static func page<T>(
+  package static func page<T>(
     _ db: Database, _ sql: String, after: String?, limit: Int?,
     _ decode: (String, [UInt8]) -> T
   ) throws(SQLiteError) -> (rows: [T], next: String?) {
@@ -92,7 +95,7 @@ final class ProductStore: Sendable {
     return (Array(rows.prefix(limit)), keys[limit - 1])
   }
 
-  func count() async throws(SaveFailure) -> Int {
+  package func count() async throws(SaveFailure) -> Int {
     try await store.run { db throws(SQLiteError) in
       let s = try db.statement("SELECT count(*) FROM products")
       return try s.first { $0.int(0) } ?? 0

@@ -3,8 +3,8 @@ import LabelSQLite
 /// The database schema and its migrations. `PRAGMA user_version` records how far a file
 /// has come; each step runs in its own transaction, so a crash mid-migration leaves the
 /// previous version intact.
-enum Schema {
-  static var version: Int { steps.count }
+package enum Schema {
+  package static var version: Int { steps.count }
 
   private static let steps: [String] = [
     // 1: products, templates, jobs (with their documents), the alert journal, settings.
@@ -59,7 +59,7 @@ enum Schema {
     """,
   ]
 
-  static func migrate(_ db: Database) throws(SQLiteError) {
+  package static func migrate(_ db: Database) throws(SQLiteError) {
     let current = try db.userVersion
     guard current < steps.count else { return }
     for (index, sql) in steps.enumerated() where index >= current {

@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
 import LabelCore
+import LabelEvents
+import LabelLog
 import LabelSQLite
 import Synchronization
 
@@ -26,7 +28,7 @@ import Synchronization
 ///
 /// Work waiting for the store goes in one of two lanes; the queue takes the first lane's
 /// work before the second's.
-enum StoreLane: Sendable {
+package enum StoreLane: Sendable {
   /// Work that moves what was already accepted: the printers' job updates and document
   /// reads, the alert journal. A queue that prints is never starved by clients submitting
   /// more (measured: with one FIFO, 16 clients submitting flat out left the printers a
@@ -37,32 +39,43 @@ enum StoreLane: Sendable {
 }
 
 /// `@unchecked Sendable`: `database` is touched only on `queue`.
-final class StateStore: @unchecked Sendable {
-  let path: String
-  let directory: String
-  private let queue = DispatchQueue(label: "labeld.store")
+package final class StateStore: @unchecked Sendable {
+  package let path: String
+  package let directory: String
+  private let queue = BlockingQueue(label: "labeld.store")
   /// Work waiting, by lane: every item queues one block on `queue`, and each block runs
   /// the first item waiting (of the first lane that has one), so order within a lane is
   /// kept and nothing waits behind a later lane.
   private let waiting = Mutex<(accepted: WorkLine, requests: WorkLine)>((WorkLine(), WorkLine()))
   /// Items of the first lane that share one commit at most.
-  static let batchLimit = 64
+  package static let batchLimit = 64
   /// Items of the second lane that share one commit at most.
-  static let requestBatchLimit = 8
+  package static let requestBatchLimit = 8
   private var database: Database?
   private let busyTimeoutMS: Int32
   private let log: Logger
 
-  init(directory: String, busyTimeoutMS: Int32 = 5000, log: Logger) {
-    self.path = directory + "/labeld.db"
+  package convenience init(directory: String, busyTimeoutMS: Int32 = 5000, log: Logger) {
+    self.init(
+      path: directory + "/labeld.db", directory: directory, busyTimeoutMS: busyTimeoutMS, log: log)
+  }
+
+  private init(path: String, directory: String, busyTimeoutMS: Int32, log: Logger) {
+    self.path = path
     self.directory = directory
     self.busyTimeoutMS = busyTimeoutMS
     self.log = log
   }
 
+  /// A store in memory, for tests: the same schema, queue and group commit, nothing on
+  /// disk (SQLite's `:memory:` database, private to this store's one connection).
+  package static func inMemory(log: Logger) -> StateStore {
+    StateStore(path: ":memory:", directory: "", busyTimeoutMS: 0, log: log)
+  }
+
   /// Opens the database now, so start-up can load state; a failure is reported and
   /// retried by the next access.
-  func open() throws(SaveFailure) {
+  package func open() throws(SaveFailure) {
     let result: Result<Void, SaveFailure> = queue.sync {
       Result { () throws(SaveFailure) in _ = try self.connection() }
     }
@@ -71,14 +84,14 @@ final class StateStore: @unchecked Sendable {
 
   /// Runs `body` on the store's queue with the open connection. SQLite errors become
   /// `SaveFailure`s (mapped in `SaveFailure.init(_:)`).
-  func run<T: Sendable>(_ body: @escaping @Sendable (Database) throws(SQLiteError) -> T)
+  package func run<T: Sendable>(_ body: @escaping @Sendable (Database) throws(SQLiteError) -> T)
     async throws(SaveFailure) -> T
   {
     try await run(.requests, body)
   }
 
   /// `run` in `lane`.
-  func run<T: Sendable>(
+  package func run<T: Sendable>(
     _ lane: StoreLane, _ body: @escaping @Sendable (Database) throws(SQLiteError) -> T
   ) async throws(SaveFailure) -> T {
     let result: Result<T, SaveFailure> = await withCheckedContinuation { continuation in
@@ -131,7 +144,7 @@ final class StateStore: @unchecked Sendable {
       case .requests: $0.requests.append(work)
       }
     }
-    queue.async { self.runNext() }
+    queue.submit { self.runNext() }
   }
 
   /// Runs what is waiting, up to `batchLimit` items, the first lane's first, in one
@@ -202,10 +215,10 @@ final class StateStore: @unchecked Sendable {
   }
 
   /// Items waiting for the queue, both lanes (tests).
-  var waitingCount: Int { waiting.withLock { $0.accepted.count + $0.requests.count } }
+  package var waitingCount: Int { waiting.withLock { $0.accepted.count + $0.requests.count } }
 
   /// Like `run`, for start-up code that has no task to suspend.
-  func runSync<T>(_ body: (Database) throws(SQLiteError) -> T) throws(SaveFailure) -> T {
+  package func runSync<T>(_ body: (Database) throws(SQLiteError) -> T) throws(SaveFailure) -> T {
     try queue.sync { perform(body) }.get()
   }
 
@@ -224,7 +237,7 @@ final class StateStore: @unchecked Sendable {
   /// Queues `body` without waiting and hands its outcome to `done` on the store's queue:
   /// the alert journal's writer, which must not block on a stalled disk (it delivers after
   /// a deadline instead).
-  func submit(
+  package func submit(
     _ body: @escaping @Sendable (Database) throws(SQLiteError) -> Void,
     done: @escaping @Sendable (SaveFailure?) -> Void
   ) {
@@ -242,12 +255,12 @@ final class StateStore: @unchecked Sendable {
         fail: { done($0) }))
   }
 
-  /// Calls `done` on the store's queue after everything queued so far (the watchdog's
-  /// proof that the queue moves, whether or not the database is open).
-  func ping(_ done: @escaping @Sendable () -> Void) { queue.async { done() } }
+  /// Returns once everything queued so far has run (the watchdog's proof that the queue
+  /// moves, whether or not the database is open).
+  package func ping() async { await queue.run {} }
 
   /// Waits until everything queued so far has run (shutdown, tests).
-  func drain() {
+  package func drain() {
     queue.sync {
       while let work = waiting.withLock({ $0.accepted.removeFirst() ?? $0.requests.removeFirst() })
       {
@@ -256,7 +269,7 @@ final class StateStore: @unchecked Sendable {
     }
   }
 
-  func close() {
+  package func close() {
     queue.sync {
       try? database?.close()
       database = nil

@@ -1,13 +1,14 @@
 import LabelCore
+import LabelEvents
 import LabelSQLite
 
 /// Templates by name, in the database.
-final class TemplateStore: Sendable {
+package final class TemplateStore: Sendable {
   private let store: StateStore
 
-  init(store: StateStore) { self.store = store }
+  package init(store: StateStore) { self.store = store }
 
-  func save(_ template: Template) async throws(SaveFailure) -> Template {
+  package func save(_ template: Template) async throws(SaveFailure) -> Template {
     try await store.run { db throws(SQLiteError) in
       try db.statement("INSERT OR REPLACE INTO templates (name, json) VALUES (?, ?)")
         .bind(template.name, RowCoding.encode(template)).run()
@@ -16,7 +17,7 @@ final class TemplateStore: Sendable {
   }
 
   /// The stored template (or why its row cannot be read); nil when there is none.
-  func get(_ name: String) async throws(SaveFailure) -> StoredRow<Template>? {
+  package func get(_ name: String) async throws(SaveFailure) -> StoredRow<Template>? {
     try await store.run { db throws(SQLiteError) in
       let s = try db.statement("SELECT json FROM templates WHERE name = ?").bind(name)
       return try s.first { RowCoding.row(Template.self, key: name, $0.blob(0)) }
@@ -24,7 +25,7 @@ final class TemplateStore: Sendable {
   }
 
   /// Templates in name order after `after`, a page at a time (see `ProductStore.page`).
-  func page(after: String?, limit: Int?) async throws(SaveFailure) -> (
+  package func page(after: String?, limit: Int?) async throws(SaveFailure) -> (
     rows: [StoredRow<Template>], next: String?
   ) {
     try await store.run { db throws(SQLiteError) in
@@ -34,11 +35,11 @@ final class TemplateStore: Sendable {
     }
   }
 
-  static func pageSQL(limited: Bool) -> String {
+  package static func pageSQL(limited: Bool) -> String {
     "SELECT name, json FROM templates WHERE name > ? ORDER BY name" + (limited ? " LIMIT ?" : "")
   }
 
-  func count() async throws(SaveFailure) -> Int {
+  package func count() async throws(SaveFailure) -> Int {
     try await store.run { db throws(SQLiteError) in
       try db.statement("SELECT count(*) FROM templates").first { $0.int(0) } ?? 0
     }

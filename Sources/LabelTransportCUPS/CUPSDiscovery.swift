@@ -1,43 +1,36 @@
 import Foundation
 import LabelCUPS
 import LabelCore
+import LabelLog
+import LabelScheduler
 import Synchronization
 
-/// Finds the CUPS server's queues and adds each as a `cups:QUEUE` printer.
+/// Finds the CUPS server's queues and adopts each as a `cups:QUEUE` printer.
 ///
 /// The server is libcups' (`CUPS_SERVER` first). When it does not answer, labeld runs
 /// without CUPS printers, says so once, and keeps trying; queues appear when it answers.
-final class CUPSDiscovery: Sendable {
+package final class CUPSDiscovery: PrinterSource {
   /// Short timeouts: the first discovery runs before labeld starts serving.
   private let client = CUPSClient(label: "discovery", connectTimeoutMS: 1000, ioTimeout: 5)
   private let pins: [String: PrinterLanguage]
   private let instance: String
-  private let registry: PrinterRegistry
-  private let jobs: JobStore
-  private let channel: EventChannel
-  private let policy: InterruptedJobPolicy
+  private let registry = Mutex<PrinterRegistry?>(nil)
+  private let looking = Mutex<Task<Void, Never>?>(nil)
   private let log: Logger
   /// Whether the server answered at least once, and whether it answered last time.
   private let reached = Mutex<(ever: Bool, last: Bool?)>((false, nil))
 
   /// How often queues are looked for again (new queues appear without a restart).
-  static let interval: Duration = .seconds(15)
+  package static let interval: Duration = .seconds(15)
 
-  init(
-    pins: [String: PrinterLanguage], stateDirectory: URL, registry: PrinterRegistry,
-    jobs: JobStore, channel: EventChannel, policy: InterruptedJobPolicy, log: Logger
-  ) {
+  package init(pins: [String: PrinterLanguage], stateDirectory: URL, log: Logger) {
     self.pins = pins
     instance = Self.instanceID(stateDirectory, log: log)
-    self.registry = registry
-    self.jobs = jobs
-    self.channel = channel
-    self.policy = policy
     self.log = log
   }
 
   /// Whether the server has answered since start-up.
-  var everReached: Bool { reached.withLock { $0.ever } }
+  package var everReached: Bool { reached.withLock { $0.ever } }
 
   /// A token naming this installation in CUPS job names, kept in the state directory so
   /// that jobs sent before a restart are found again (and only this labeld's).
@@ -57,9 +50,11 @@ final class CUPSDiscovery: Sendable {
     return id
   }
 
-  /// Looks for queues once and adds the new ones (not started: `start` resumes and starts
-  /// them). Returns the queues added; empty when the server did not answer.
-  func discover() async -> [PrinterQueue] {
+  /// Looks for queues once and adopts the new ones. Returns how many were added; none when
+  /// the server did not answer.
+  @discardableResult
+  private func discover() async -> Int {
+    guard let registry = registry.withLock({ $0 }) else { return 0 }
     let names: [String]
     do {
       names = try await client.queueNames()
@@ -73,14 +68,14 @@ final class CUPSDiscovery: Sendable {
           "CUPS: the server \(CUPSClient.server) does not answer (\(error.message)); no CUPS printers until it does, retrying every \(Self.interval)"
         )
       }
-      return []
+      return 0
     }
     let was = reached.withLock { r in
       defer { r = (true, true) }
       return r.last
     }
-    var added: [PrinterQueue] = []
-    for name in names where registry.queue("cups:\(name)") == nil {
+    var added = 0
+    for name in names where registry.queue(CUPSPrinterModel.idPrefix + name) == nil {
       let attributes: CUPSQueue
       do {
         attributes = try await client.queue(name)
@@ -90,9 +85,8 @@ final class CUPSDiscovery: Sendable {
       }
       let printer = CUPSPrinter(
         queue: attributes, pin: pins[name], instance: instance, log: log)
-      let queue = PrinterQueue(transport: printer, jobs: jobs, channel: channel, log: log)
-      registry.add(queue)
-      added.append(queue)
+      guard await registry.adopt(printer) != nil else { continue }
+      added += 1
       let p = printer.descriptor
       log.info(
         "CUPS: printer \(p.id) (\(p.model)), language \(p.languageName)"
@@ -101,8 +95,8 @@ final class CUPSDiscovery: Sendable {
             : p.language == nil
               ? " (unknown: pin it with --cups-language \(name)=zpl|brother-ql)" : ""))
     }
-    if was != true || !added.isEmpty {
-      log.notice("CUPS: server \(CUPSClient.server): \(names.count) queue(s), \(added.count) new")
+    if was != true || added > 0 {
+      log.notice("CUPS: server \(CUPSClient.server): \(names.count) queue(s), \(added) new")
     }
     for pin in pins.keys where !names.contains(pin) && was != true {
       log.warning("CUPS: --cups-language names queue \(pin), which the server does not have")
@@ -110,20 +104,36 @@ final class CUPSDiscovery: Sendable {
     return added
   }
 
-  /// Looks again every `interval`; queues found later resume their unfinished jobs and
-  /// start.
-  func run() async {
-    while !Task.isCancelled {
-      try? await Task.sleep(for: Self.interval)
-      await refresh()
+  // MARK: PrinterSource
+
+  /// Adopts the queues there now, then looks again every `interval` (new queues appear
+  /// without a restart; the registry resumes and starts them).
+  package func start(into registry: PrinterRegistry) async {
+    self.registry.withLock { $0 = registry }
+    await discover()
+    let task = Task { [weak self] in
+      while !Task.isCancelled {
+        try? await Task.sleep(for: Self.interval)
+        guard let self, !Task.isCancelled else { return }
+        await self.discover()
+      }
     }
+    looking.withLock { $0 = task }
   }
 
-  /// One discovery whose new queues start at once (`printers.refresh`, the periodic look).
-  func refresh() async {
-    for queue in await discover() {
-      await queue.resume(jobs.unfinished(printer: queue.id), policy: policy)
-      await queue.start()
-    }
+  /// One discovery now (`printers.refresh`).
+  package func refresh() async { await discover() }
+
+  package func stop() async { looking.withLock { $0 }?.cancel() }
+
+  /// A `cups:` printer that is not here may come: the server may not have answered yet,
+  /// or the queue may be added back.
+  package func absence(of printer: String) -> Absence? {
+    guard printer.hasPrefix(CUPSPrinterModel.idPrefix) else { return nil }
+    return everReached
+      ? Absence(
+        reason: .notFound,
+        phrase: "the CUPS server has no such queue (add it back, or cancel the job)")
+      : Absence(reason: .offline, phrase: "the CUPS server does not answer")
   }
 }

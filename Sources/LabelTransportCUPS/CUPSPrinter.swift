@@ -2,7 +2,9 @@ import Dispatch
 import Foundation
 import LabelCUPS
 import LabelCore
+import LabelLog
 import LabelPOSIX
+import LabelScheduler
 import Synchronization
 
 /// A CUPS queue as a printer (`cups:QUEUE`): each copy is one raw CUPS job, followed until
@@ -12,8 +14,8 @@ import Synchronization
 /// own `CUPSClient` queues. CUPS refreshes a remote printer's reasons only while it runs a
 /// job, so device reasons (media-empty…) count only then; while idle only the queue's own
 /// state counts (stopped → paused), or stale reasons would hold jobs forever.
-final class CUPSPrinter: PrinterTransport {
-  let queueName: String
+package final class CUPSPrinter: PrinterTransport {
+  package let queueName: String
   /// Jobs: submit, follow, cancel.
   private let jobs: CUPSClient
   /// Status: admission checks and the monitor, never stuck behind a long submit.
@@ -25,12 +27,11 @@ final class CUPSPrinter: PrinterTransport {
   private let log: Logger
   private let state: Mutex<State>
 
-  struct State {
+  private struct State {
     var printer: Printer
     var queue: CUPSQueue?
     /// The labeld job and its CUPS job being followed now.
     var inFlight: (job: Int, cups: Int)?
-    var cancelRequested: Set<Int> = []
     /// A job failed because the device could not be reached: `offline` until a probe
     /// (or, for non-network URIs, a retry delay) says to try again.
     var unreachableSince: ContinuousClock.Instant?
@@ -41,16 +42,16 @@ final class CUPSPrinter: PrinterTransport {
     /// Jobs whose CUPS job completed without readable evidence: the CUPS job to ask about
     /// again on the next try (never sent again while CUPS knows it).
     var unconfirmed: [Int: (cups: Int, reasonsBefore: Set<String>)] = [:]
-    var report: (@Sendable ([Reason]) async -> Void)?
+    weak var sink: (any PrinterStatusSink)?
   }
 
   /// Status poll interval while idle and while a job runs.
-  static let idleInterval: Duration = .milliseconds(500)
-  static let busyInterval: Duration = .milliseconds(250)
+  package static let idleInterval: Duration = .milliseconds(500)
+  package static let busyInterval: Duration = .milliseconds(250)
   /// How long a non-network device stays `offline` before a job is tried again.
-  static let retryDelay: Duration = .seconds(10)
+  package static let retryDelay: Duration = .seconds(10)
 
-  init(queue: CUPSQueue, pin: PrinterLanguage?, instance: String, log: Logger) {
+  package init(queue: CUPSQueue, pin: PrinterLanguage?, instance: String, log: Logger) {
     queueName = queue.name
     jobs = CUPSClient(label: "\(queue.name).jobs")
     status = CUPSClient(label: "\(queue.name).status")
@@ -60,13 +61,12 @@ final class CUPSPrinter: PrinterTransport {
     state = Mutex(State(printer: CUPSPrinterModel.printer(queue, pin: pin), queue: queue))
   }
 
-  var descriptor: Printer { state.withLock { $0.printer } }
-  var isSimulated: Bool { false }
-  private var id: String { "cups:\(queueName)" }
+  package var descriptor: Printer { state.withLock { $0.printer } }
+  private var id: String { CUPSPrinterModel.idPrefix + queueName }
 
   // MARK: admission
 
-  func admit() async throws(RPCError) {
+  package func admit() async throws(RPCError) {
     do {
       let q = try await status.queue(queueName)
       update(q)
@@ -86,8 +86,8 @@ final class CUPSPrinter: PrinterTransport {
 
   // MARK: status
 
-  func monitor(_ report: @escaping @Sendable ([Reason]) async -> Void) async {
-    state.withLock { $0.report = report }
+  package func monitor(_ sink: any PrinterStatusSink) async {
+    state.withLock { $0.sink = sink }
     while !Task.isCancelled {
       await refresh()
       let busy = state.withLock { $0.inFlight != nil }
@@ -110,8 +110,8 @@ final class CUPSPrinter: PrinterTransport {
       }
     }
     await probeIfUnreachable()
-    let (faults, report) = state.withLock { s in (Self.faults(s), s.report) }
-    await report?(faults)
+    let (faults, sink) = state.withLock { s in (Self.faults(s), s.sink) }
+    await sink?.update(faults: faults)
   }
 
   private func update(_ q: CUPSQueue) {
@@ -141,7 +141,7 @@ final class CUPSPrinter: PrinterTransport {
   }
 
   /// The faults the scheduler should hold jobs for, from everything known now.
-  static func faults(_ s: State) -> [Reason] {
+  private static func faults(_ s: State) -> [Reason] {
     if s.serverDown { return [.offline] }
     guard let q = s.queue else { return [.notFound] }
     let mapped = IPPReasonTable.reasons(printerKeywords: q.reasons)
@@ -182,18 +182,16 @@ final class CUPSPrinter: PrinterTransport {
     }
   }
 
-  private static let probeQueue = DispatchQueue(label: "labeld.cups.probe")
+  private static let probeQueue = BlockingQueue(label: "labeld.cups.probe")
 
   /// A TCP connect off the cooperative pool.
   private static func probe(host: String, port: Int) async -> Bool {
-    await withCheckedContinuation { c in
-      probeQueue.async { c.resume(returning: TCPProbe.canConnect(host: host, port: port)) }
-    }
+    await probeQueue.run { TCPProbe.canConnect(host: host, port: port) }
   }
 
   // MARK: printing
 
-  func print(_ bytes: [UInt8], job: Int, copy: Int) async throws {
+  package func print(_ bytes: [UInt8], job: Int, copy: Int, cancel: CancelRequest) async throws {
     let name = "labeld \(instance) job \(job) copy \(copy)"
     // Printer reasons already there before this job are not its own: the ipp backend
     // leaves cups-ipp-missing-job-history on the printer after the job it was about.
@@ -215,17 +213,12 @@ final class CUPSPrinter: PrinterTransport {
       log.debug("printer \(id) job \(job) copy \(copy): CUPS job \(cupsID)")
     }
     state.withLock { $0.inFlight = (job, cupsID) }
-    defer {
-      state.withLock {
-        $0.inFlight = nil
-        $0.cancelRequested.remove(job)
-      }
-    }
-    try await follow(cupsID, job: job, reasonsBefore: before)
+    defer { state.withLock { $0.inFlight = nil } }
+    try await follow(cupsID, job: job, reasonsBefore: before, cancel: cancel)
     // Device reasons stop counting once the job is done: report the idle view at once.
     state.withLock { $0.inFlight = nil }
-    let (faults, report) = state.withLock { s in (Self.faults(s), s.report) }
-    await report?(faults)
+    let (faults, sink) = state.withLock { s in (Self.faults(s), s.sink) }
+    await sink?.update(faults: faults)
   }
 
   /// A submit CUPS refused, as a printer fault.
@@ -249,7 +242,9 @@ final class CUPSPrinter: PrinterTransport {
   }
 
   /// Polls CUPS job `cupsID` until it ends: returns when it printed, throws when it did not.
-  private func follow(_ cupsID: Int, job: Int, reasonsBefore: Set<String>) async throws {
+  private func follow(
+    _ cupsID: Int, job: Int, reasonsBefore: Set<String>, cancel: CancelRequest
+  ) async throws {
     let started = ContinuousClock.now
     while true {
       try Task.checkCancellation()
@@ -292,7 +287,7 @@ final class CUPSPrinter: PrinterTransport {
       case .printed:
         return
       case .canceled:
-        if state.withLock({ $0.cancelRequested.remove(job) }) != nil { throw CancellationError() }
+        if cancel.isRequested { throw CancellationError() }
         throw TransportError(
           reason: .jobAborted,
           message: "\(queueName): CUPS job \(cupsID) was canceled outside labeld")
@@ -333,10 +328,9 @@ final class CUPSPrinter: PrinterTransport {
     return found[name]
   }
 
-  func cancel(job: Int) async {
+  package func cancel(job: Int) async {
     let cupsID = state.withLock { s -> Int? in
       guard let f = s.inFlight, f.job == job else { return nil }
-      s.cancelRequested.insert(job)
       return f.cups
     }
     guard let cupsID else { return }

@@ -5,10 +5,13 @@ import LabelLanguages
 
 /// How a CUPS queue looks as a protocol `Printer`: its language (a pin, else inferred from
 /// make and model, description or IEEE-1284 id through `DriverTable`), resolution and media.
-enum CUPSPrinterModel {
+package enum CUPSPrinterModel {
+  /// The id of a CUPS queue as a printer is this and the queue's name.
+  package static let idPrefix = "cups:"
+
   /// The model a queue's attributes name, if any. Raw queues say "Local Raw Printer" as
   /// their make and model, so the description (`lpadmin -D`) is read too.
-  static func infer(_ q: CUPSQueue) -> ModelEntry? {
+  package static func infer(_ q: CUPSQueue) -> ModelEntry? {
     if !q.deviceID.isEmpty,
       let m = DriverTable.match(vendorID: nil, productID: nil, deviceID: DeviceID(q.deviceID))
     {
@@ -25,7 +28,7 @@ enum CUPSPrinterModel {
   }
 
   /// The protocol view of `q`; `pin` overrides the inferred language.
-  static func printer(_ q: CUPSQueue, pin: PrinterLanguage?) -> Printer {
+  package static func printer(_ q: CUPSQueue, pin: PrinterLanguage?) -> Printer {
     let model = infer(q)
     let language = pin ?? model?.language
     let dpi: Int =
@@ -38,7 +41,7 @@ enum CUPSPrinterModel {
       }
     let described = [q.makeAndModel, q.info].filter { !$0.isEmpty }.joined(separator: " — ")
     return Printer(
-      id: "cups:\(q.name)", name: q.name, transport: .cups,
+      id: idPrefix + q.name, name: q.name, transport: .cups,
       model: described.isEmpty ? "CUPS queue \(q.name)" : described, language: language,
       dpi: dpi, state: .idle, reasons: [], media: q.media.lazy.compactMap(media).first,
       uri: q.deviceURI.isEmpty ? nil : q.deviceURI, accepting: q.accepting)
@@ -46,7 +49,7 @@ enum CUPSPrinterModel {
 
   /// The size in a PWG self-describing media name (`oe_2x1-label_2x1in`,
   /// `custom_62x100mm_62x100mm`).
-  static func media(_ name: String) -> Media? {
+  package static func media(_ name: String) -> Media? {
     guard let last = name.split(separator: "_").last else { return nil }
     let mm: Double
     var size = Substring(last)

@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelLanguages
+import LabelScheduler
 import Synchronization
 
 /// A `--simulate` specification: `NAME=LANGUAGE[,dpi=N][,width=MM][,length=MM]
@@ -113,28 +114,22 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
   }
 }
 
-/// A command-line or configuration value that does not parse.
-public struct SpecError: Error, Sendable, Equatable, CustomStringConvertible {
-  public var description: String
-  public init(_ d: String) { description = d }
-
-  /// A yes/no setting as the command line and labeld.conf spell it ("yes", "true", "no",
-  /// "false"); nil for anything else.
-  public static func yesNo(_ value: String) -> Bool? {
-    ["yes": true, "true": true, "no": false, "false": false][value]
-  }
-}
-
 /// The built-in simulated printer: writes each job's exact output bytes to
 /// `<state-dir>/sim/<NAME>/<job>.<ext>` (one copy appended per printed label), taking
 /// `60 / speed` seconds per label, and keeps the files of its newest `keep` jobs.
-/// Faults are injected through the scheduler.
-struct SimulatedPrinter: PrinterTransport {
-  let spec: SimulatedPrinterSpec
-  let directory: URL
+/// Faults are injected (`printers.simulate`) and reach the printer's queue the way any
+/// transport's status does: through `monitor`'s sink.
+package final class SimulatedPrinter: PrinterTransport, FaultInjecting {
+  package let spec: SimulatedPrinterSpec
+  package let directory: URL
   private let kept: OutputFiles
+  private struct Status {
+    var faults: [Reason] = []
+    weak var sink: (any PrinterStatusSink)?
+  }
+  private let status = Mutex(Status())
 
-  init(spec: SimulatedPrinterSpec, stateDirectory: URL) throws {
+  package init(spec: SimulatedPrinterSpec, stateDirectory: URL) throws {
     self.spec = spec
     self.directory = stateDirectory.appendingPathComponent("sim/\(spec.name)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -142,7 +137,7 @@ struct SimulatedPrinter: PrinterTransport {
       directory: directory, fileExtension: spec.language.fileExtension, keep: spec.keep)
   }
 
-  var descriptor: Printer {
+  package var descriptor: Printer {
     let model =
       switch spec.language {
       case .zpl: "Simulated ZPL printer"
@@ -157,18 +152,32 @@ struct SimulatedPrinter: PrinterTransport {
       uri: "sim:\(spec.name)", accepting: spec.accepting)
   }
 
-  var isSimulated: Bool { true }
+  package func monitor(_ sink: any PrinterStatusSink) async {
+    let faults = status.withLock { s in
+      s.sink = sink
+      return s.faults
+    }
+    if !faults.isEmpty { await sink.update(faults: faults) }
+  }
 
-  var labelSettings: LabelSettings {
+  package func inject(_ faults: [Reason]) async {
+    let sink = status.withLock { s in
+      s.faults = faults
+      return s.sink
+    }
+    await sink?.update(faults: faults)
+  }
+
+  package var labelSettings: LabelSettings {
     LabelSettings(darkness: spec.darkness, finish: spec.finish, model: spec.model)
   }
 
   /// Where a job's output goes.
-  func outputURL(job: Int) -> URL {
+  package func outputURL(job: Int) -> URL {
     directory.appendingPathComponent("\(job).\(spec.language.fileExtension)")
   }
 
-  func print(_ bytes: [UInt8], job: Int, copy: Int) async throws {
+  package func print(_ bytes: [UInt8], job: Int, copy: Int, cancel _: CancelRequest) async throws {
     if spec.speed > 0 {
       try await Task.sleep(for: .seconds(60.0 / spec.speed))
     }
@@ -198,7 +207,7 @@ struct SimulatedPrinter: PrinterTransport {
 /// the oldest job's file is deleted as a new one is written. (Measured before: a 30-minute
 /// soak left 290,000 files, 3.2 GB, in one directory, and creating files there slowed as
 /// it grew.)
-final class OutputFiles: Sendable {
+package final class OutputFiles: Sendable {
   private struct Kept {
     /// Job ids with a file, ascending from `head`.
     var ids: [Int] = []
@@ -210,7 +219,7 @@ final class OutputFiles: Sendable {
   private let keep: Int
   private let kept: Mutex<Kept>
 
-  init(directory: URL, fileExtension: String, keep: Int) {
+  package init(directory: URL, fileExtension: String, keep: Int) {
     self.directory = directory
     self.fileExtension = fileExtension
     self.keep = max(1, keep)
@@ -224,7 +233,7 @@ final class OutputFiles: Sendable {
   }
 
   /// A job's file was (re)started.
-  func written(job: Int) {
+  package func written(job: Int) {
     kept.withLock { k in
       guard k.members.insert(job).inserted else { return }
       if let last = k.ids.last, job < last {

@@ -1,28 +1,17 @@
-import Dispatch
-import Foundation
+import LabelCore
 import LabelUSB
-
-/// Runs blocking work on `queue` (a dispatch thread, never the Swift cooperative pool) and
-/// resumes the caller with its result.
-func onQueue<T: Sendable>(_ queue: DispatchQueue, _ body: @escaping @Sendable () throws -> T)
-  async throws -> T
-{
-  try await withCheckedThrowingContinuation { continuation in
-    queue.async { continuation.resume(with: Result { try body() }) }
-  }
-}
 
 /// The USB bus as labeld uses it: one libusb context, the thread handling its events, the
 /// hotplug registration, and the serial queue discovery runs on.
-final class USBBus: Sendable {
-  let context: USBContext
-  let queue = DispatchQueue(label: "labeld.usb.discovery")
+package final class USBBus: Sendable {
+  package let context: USBContext
+  package let queue = BlockingQueue(label: "labeld.usb.discovery")
   private let events: USBEventThread?
   private let hotplug: USBHotplugRegistration?
 
   /// Opens the bus; `onChange` is called (on the event thread) whenever a device arrives
   /// or leaves. Throws when there is no USB to use.
-  init(onChange: @escaping @Sendable () -> Void) throws(USBError) {
+  package init(onChange: @escaping @Sendable () -> Void) throws(USBError) {
     context = try USBContext()
     if context.supportsHotplug {
       hotplug = try USBHotplugRegistration(context: context) { _ in onChange() }
@@ -33,7 +22,7 @@ final class USBBus: Sendable {
     }
   }
 
-  var hasHotplug: Bool { hotplug != nil }
+  package var hasHotplug: Bool { hotplug != nil }
 
-  func stop() { events?.stop() }
+  package func stop() { events?.stop() }
 }

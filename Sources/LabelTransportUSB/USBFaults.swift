@@ -1,19 +1,20 @@
 import LabelCore
+import LabelScheduler
 import LabelUSB
 
 /// How labeld's udev rules are installed: named in every permission error.
-enum USBPermissions {
-  static let rulesFile = "/etc/udev/rules.d/70-labeld.rules"
-  static let advice =
+package enum USBPermissions {
+  package static let rulesFile = "/etc/udev/rules.d/70-labeld.rules"
+  package static let advice =
     "install labeld's udev rules (sudo install -m 644 udev/70-labeld.rules \(rulesFile) && "
     + "sudo udevadm control --reload && sudo udevadm trigger), then unplug and replug the "
     + "printer; the daemon's user must be in group labeld or logged in at the seat"
 }
 
 /// The one table from libusb errors to the protocol's reasons, for USB printers.
-enum USBFaults {
+package enum USBFaults {
   /// The reason a libusb error means while talking to a printer.
-  static func reason(_ error: USBError) -> Reason {
+  package static func reason(_ error: USBError) -> Reason {
     switch error {
     case .access: return .permissionDenied
     case .busy: return .busy
@@ -26,7 +27,9 @@ enum USBFaults {
   }
 
   /// A message a person can act on: what failed, on which device, and what to do.
-  static func message(_ error: USBError, printer name: String, device: String, doing: String)
+  package static func message(
+    _ error: USBError, printer name: String, device: String, doing: String
+  )
     -> String
   {
     switch reason(error) {
@@ -42,7 +45,7 @@ enum USBFaults {
     }
   }
 
-  static func transportError(
+  package static func transportError(
     _ error: USBError, printer name: String, device: String, doing: String
   ) -> TransportError {
     TransportError(

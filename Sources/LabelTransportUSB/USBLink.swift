@@ -1,5 +1,6 @@
 import Foundation
 import LabelCore
+import LabelScheduler
 import LabelUSB
 import Synchronization
 
@@ -15,32 +16,32 @@ public struct USBTimeouts: Sendable, Equatable {
 }
 
 /// A cancellation request a blocking loop can check between transfers.
-final class CancelFlag: Sendable {
+package final class CancelFlag: Sendable {
   private let flag = Atomic<Bool>(false)
-  func set() { flag.store(true, ordering: .relaxed) }
-  var isSet: Bool { flag.load(ordering: .relaxed) }
+  package func set() { flag.store(true, ordering: .relaxed) }
+  package var isSet: Bool { flag.load(ordering: .relaxed) }
 }
 
 /// An open, claimed printer interface for one operation (a job copy, a status poll):
 /// chunked bulk OUT, bulk IN with deadlines, and the mapping of libusb errors to
 /// `TransportError`. Lives on the printer's I/O queue only, and closes the device when it
 /// goes away.
-final class USBLink {
-  let handle: USBDeviceHandle
-  let interface: USBPrinterInterface
-  let name: String
-  let node: String
-  let timeouts: USBTimeouts
-  let cancel: CancelFlag
+package final class USBLink {
+  package let handle: USBDeviceHandle
+  package let interface: USBPrinterInterface
+  package let name: String
+  package let node: String
+  package let timeouts: USBTimeouts
+  package let cancel: CancelFlag
   /// Bytes read from the printer and not consumed yet.
-  var input: [UInt8] = []
+  package var input: [UInt8] = []
   /// Bytes written, for the benchmark's link accounting.
-  private(set) var written = 0
+  package private(set) var written = 0
 
-  static let chunk = 16 * 1024
+  package static let chunk = 16 * 1024
 
   /// Opens and claims `interface` of `device`, detaching usblp if it holds it.
-  init(
+  package init(
     device: USBDevice, interface: USBPrinterInterface, name: String, timeouts: USBTimeouts,
     cancel: CancelFlag
   ) throws(TransportError) {
@@ -65,12 +66,12 @@ final class USBLink {
 
   deinit { handle.release(interface.number) }
 
-  func checkCancelled() throws(CancellationError) {
+  package func checkCancelled() throws(CancellationError) {
     if cancel.isSet { throw CancellationError() }
   }
 
   /// Sends `bytes` in chunks, each with a bounded wait.
-  func write(_ bytes: [UInt8], doing: String) throws(USBLinkError) {
+  package func write(_ bytes: [UInt8], doing: String) throws(USBLinkError) {
     var offset = 0
     while offset < bytes.count {
       do { try checkCancelled() } catch { throw .cancelled }
@@ -87,7 +88,7 @@ final class USBLink {
   }
 
   /// Reads what the printer sends within `timeoutMS` into `input`; false when nothing came.
-  func read(timeoutMS: UInt32, doing: String) throws(USBLinkError) -> Bool {
+  package func read(timeoutMS: UInt32, doing: String) throws(USBLinkError) -> Bool {
     guard let endpoint = interface.inEndpoint else { return false }
     do { try checkCancelled() } catch { throw .cancelled }
     do {
@@ -102,7 +103,7 @@ final class USBLink {
     }
   }
 
-  func transportError(_ error: USBLinkError) -> any Error {
+  package func transportError(_ error: USBLinkError) -> any Error {
     switch error {
     case .cancelled: return CancellationError()
     case .usb(let e, let doing):
@@ -112,13 +113,13 @@ final class USBLink {
 }
 
 /// A failure inside a link operation, before it is turned into the protocol's terms.
-enum USBLinkError: Error {
+package enum USBLinkError: Error {
   case usb(USBError, doing: String)
   case cancelled
 }
 
 /// Milliseconds left until `deadline`, at least 1 while it has not passed.
-func millisecondsLeft(_ deadline: ContinuousClock.Instant) -> UInt32? {
+package func millisecondsLeft(_ deadline: ContinuousClock.Instant) -> UInt32? {
   let left = deadline - .now
   guard left > .zero else { return nil }
   let ms = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000

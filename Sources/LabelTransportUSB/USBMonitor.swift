@@ -1,6 +1,8 @@
 import Foundation
 import LabelCore
 import LabelLanguages
+import LabelLog
+import LabelScheduler
 import LabelUSB
 import Synchronization
 
@@ -22,17 +24,14 @@ public struct USBSettings: Sendable, Equatable {
 /// Finds USB printers and keeps the registry in step with the bus: a printer appears
 /// when plugged in (a `printer` notification), is marked `disconnected` when unplugged
 /// (its jobs wait), and is the same printer, with the same id, when plugged in again.
-/// Each printer has a poller that asks it for its status while a fault is held (which is
-/// what clears the fault) and now and then when idle.
-actor USBMonitor {
+/// Each printer's status is its transport's business (`USBPrinter.monitor`).
+package actor USBMonitor: PrinterSource {
   private let settings: USBSettings
-  private let registry: PrinterRegistry
-  private let jobs: JobStore
-  private let channel: EventChannel
+  private var registry: PrinterRegistry?
   private let log: Logger
   private var bus: USBBus?
   /// Why USB is off, for `devices.list`.
-  private(set) var unavailable: String?
+  package private(set) var unavailable: String?
   private var printers: [String: Entry] = [:]
   private var lastScan: [USBCandidate] = []
   private var scanning = false
@@ -41,26 +40,19 @@ actor USBMonitor {
 
   private struct Entry {
     let transport: USBPrinter
-    let queue: PrinterQueue
-    let poller: Task<Void, Never>
     var kick: Wakeup { transport.kick }
   }
 
-  init(
-    settings: USBSettings, registry: PrinterRegistry, jobs: JobStore, channel: EventChannel,
-    log: Logger
-  ) {
+  package init(settings: USBSettings, log: Logger) {
     self.settings = settings
-    self.registry = registry
-    self.jobs = jobs
-    self.channel = channel
     self.log = log
     if !settings.enabled { unavailable = "USB is switched off (--no-usb)" }
   }
 
-  /// Opens the bus and discovers what is plugged in now. Without a usable bus (no usbfs,
-  /// a container) labeld goes on without USB and says why.
-  func start() async {
+  /// Opens the bus and adopts what is plugged in now. Without a usable bus (no usbfs, a
+  /// container) labeld goes on without USB and says why.
+  package func start(into registry: PrinterRegistry) async {
+    self.registry = registry
     guard settings.enabled else { return }
     do {
       bus = try USBBus { [weak self] in
@@ -85,17 +77,22 @@ actor USBMonitor {
     }
   }
 
-  func stop() {
+  package func stop() {
     rescanTask?.cancel()
-    for entry in printers.values {
-      entry.poller.cancel()
-      entry.kick.signal()
-    }
+    for entry in printers.values { entry.transport.stopMonitoring() }
     bus?.stop()
   }
 
+  package func refresh() async { await rescan() }
+
+  /// A `usb:` printer that is not here may be plugged in later (while USB is on).
+  package nonisolated func absence(of printer: String) -> Absence? {
+    guard settings.enabled, printer.hasPrefix(USBCandidate.idPrefix) else { return nil }
+    return Absence(reason: .disconnected, phrase: "not connected (plug it in, or cancel the job)")
+  }
+
   /// The devices as last seen (after a fresh scan).
-  func devices() async -> DevicesResult {
+  package func devices() async -> DevicesResult? {
     if bus != nil { _ = await rescan() }
     return DevicesResult(
       enabled: bus != nil, message: unavailable, devices: lastScan.map(\.info))
@@ -104,7 +101,7 @@ actor USBMonitor {
   /// Looks at the bus again and brings the registry in step. Scans never overlap: one
   /// asked for during a scan runs right after it.
   @discardableResult
-  func rescan() async -> Int {
+  package func rescan() async -> Int {
     guard let bus else { return 0 }
     if scanning {
       scanAgain = true
@@ -124,7 +121,7 @@ actor USBMonitor {
       }
       let found: [USBCandidate]
       do {
-        found = try await onQueue(bus.queue) { [known] in
+        found = try await bus.queue.run { [known] () throws(USBError) in
           try USBProbe.scan(context: bus.context, known: known)
         }
       } catch {
@@ -155,73 +152,28 @@ actor USBMonitor {
       await add(candidate, model: model)
     }
     for (id, entry) in printers where !present.contains(id) && entry.transport.isAttached {
-      entry.transport.detach()
+      entry.transport.detach()  // its monitor reports it disconnected
       log.notice("USB: \(id) was unplugged")
-      await entry.queue.setFaults([.disconnected])
     }
   }
 
-  /// Set once the daemon has handed out the unfinished jobs of the printers present at
-  /// start: a printer that first appears later takes back its own jobs from before.
-  private var leftoverPolicy: InterruptedJobPolicy?
-
-  func adoptLeftovers(policy: InterruptedJobPolicy) { leftoverPolicy = policy }
-
   private func add(_ candidate: USBCandidate, model: ModelEntry) async {
+    guard let registry else { return }
     let transport = USBPrinter(
-      candidate: candidate, model: model, timeouts: settings.timeouts, log: log)
+      candidate: candidate, model: model, settings: settings, log: log)
     // Its loaded media and faults are known before it is listed (one bounded status wait).
     let first = await transport.poll()
-    let queue = PrinterQueue(transport: transport, jobs: jobs, channel: channel, log: log)
-    transport.link.bind(queue)
-    if let faults = first.faults, !faults.isEmpty { await queue.setFaults(faults) }
-    registry.add(queue)
-    let poller = Task { [settings] in
-      await Self.poll(transport, queue: queue, kick: transport.kick, settings: settings)
-    }
-    printers[candidate.printerID] = Entry(transport: transport, queue: queue, poller: poller)
+    guard await registry.adopt(transport, faults: first.faults ?? []) != nil else { return }
+    printers[candidate.printerID] = Entry(transport: transport)
     log.notice(
       "USB: \(candidate.printerID) is a \(transport.descriptor.model) at \(candidate.info.port) "
         + "(\(candidate.info.message))")
-    if let policy = leftoverPolicy {
-      let leftovers = jobs.unfinished(printer: candidate.printerID)
-      if !leftovers.isEmpty {
-        log.notice(
-          "USB: \(candidate.printerID) takes back \(leftovers.count) job(s) left from before labeld started"
-        )
-        await queue.resume(leftovers, policy: policy)
-      }
-    }
-    Task {
-      await queue.start()
-      await queue.republish(force: true)
-    }
-  }
-
-  /// A printer's poller: right away when kicked (attached, replugged), often while a
-  /// fault is held, rarely when all is well.
-  private static func poll(
-    _ transport: USBPrinter, queue: PrinterQueue, kick: Wakeup, settings: USBSettings
-  ) async {
-    var faultWait = settings.faultPoll
-    while !Task.isCancelled {
-      let faulted = !queue.snapshot.reasons.isEmpty
-      let kicked = await kick.wait(timeout: faulted ? faultWait : settings.idlePoll)
-      faultWait =
-        faulted && !kicked ? min(faultWait * 3 / 2, settings.maxFaultPoll) : settings.faultPoll
-      if Task.isCancelled { return }
-      guard transport.isAttached else { continue }
-      if await queue.isIdle { transport.forgetNeeds() }
-      let poll = await transport.poll()
-      guard let faults = poll.faults, poll.generation == transport.generation else { continue }
-      await queue.setFaults(faults)
-    }
   }
 }
 
 /// A wake-up call for a loop that otherwise sleeps: `wait` returns true when signalled,
 /// false when the timeout passed first. A signal with nobody waiting is kept for the next.
-final class Wakeup: Sendable {
+package final class Wakeup: Sendable {
   private struct State {
     var pending = false
     var waiter: (token: UInt64, continuation: CheckedContinuation<Bool, Never>)?
@@ -229,9 +181,9 @@ final class Wakeup: Sendable {
   }
   private let state = Mutex(State())
 
-  func signal() { fire(token: nil, value: true) }
+  package func signal() { fire(token: nil, value: true) }
 
-  func wait(timeout: Duration) async -> Bool {
+  package func wait(timeout: Duration) async -> Bool {
     await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
       let token: UInt64? = state.withLock { s in
         if s.pending {

@@ -2,18 +2,10 @@ import Dispatch
 import Foundation
 import LabelCore
 import LabelLanguages
+import LabelLog
+import LabelScheduler
 import LabelUSB
 import Synchronization
-
-/// The way back from a transport to its printer's queue: status polling and a Zebra
-/// waiting on a fault report faults through it (the queue is created after the transport).
-final class PrinterQueueLink: Sendable {
-  private let queue = Mutex<PrinterQueue?>(nil)
-  func bind(_ q: PrinterQueue) { queue.withLock { $0 = q } }
-  var bound: PrinterQueue? { queue.withLock { $0 } }
-  func setFaults(_ reasons: [Reason]) async { await bound?.setFaults(reasons) }
-  func republish() async { await bound?.republish() }
-}
 
 /// A USB label printer: a Brother QL (raster, status confirming every page) or a ZPL
 /// printer (`~HQES` before and after jobs, bounded, with back-off when it stays silent).
@@ -21,20 +13,20 @@ final class PrinterQueueLink: Sendable {
 /// All device I/O runs on the printer's own serial dispatch queue; the device is opened
 /// and claimed for each operation (a copy, a status poll) and closed after, so a printer
 /// left idle is free for other programs and a replug needs no cleanup.
-final class USBPrinter: PrinterTransport {
-  let id: String
-  let model: ModelEntry
-  let serial: String?
-  let manufacturer: String?
-  let timeouts: USBTimeouts
-  let link = PrinterQueueLink()
+package final class USBPrinter: PrinterTransport {
+  package let id: String
+  package let model: ModelEntry
+  package let serial: String?
+  package let manufacturer: String?
+  package let timeouts: USBTimeouts
+  private let settings: USBSettings
   /// Wakes the printer's status poller: a job just met a fault, or the device came back.
-  let kick = Wakeup()
-  private let io: DispatchQueue
+  package let kick = Wakeup()
+  private let io: BlockingQueue
   private let state: Mutex<State>
   private let log: Logger
 
-  struct State {
+  private struct State {
     var device: USBDevice?
     var interface: USBPrinterInterface?
     var media: Media?
@@ -45,23 +37,28 @@ final class USBPrinter: PrinterTransport {
     /// Zebra status back-off: no status request before this instant.
     var quietUntil: ContinuousClock.Instant?
     var quietBackoff: Duration = .seconds(2)
+    /// Where status goes (the printer's queue, from `monitor`).
+    weak var sink: (any PrinterStatusSink)?
+    /// Set by `stopMonitoring`: the poller ends.
+    var stopped = false
   }
 
-  init(candidate: USBCandidate, model: ModelEntry, timeouts: USBTimeouts, log: Logger) {
+  package init(candidate: USBCandidate, model: ModelEntry, settings: USBSettings, log: Logger) {
     id = candidate.printerID
     self.model = model
     serial = candidate.serial
     manufacturer = candidate.info.manufacturer
-    self.timeouts = timeouts
+    self.timeouts = settings.timeouts
+    self.settings = settings
     self.log = log
-    io = DispatchQueue(label: "labeld.usb.\(candidate.printerID)")
+    io = BlockingQueue(label: "labeld.usb.\(candidate.printerID)")
     state = Mutex(State(device: candidate.device, interface: candidate.interface))
   }
 
   /// "QL-820NWB", "Zebra ZD420".
-  var name: String { model.name }
+  package var name: String { model.name }
 
-  var descriptor: Printer {
+  package var descriptor: Printer {
     let media = state.withLock { $0.media }
     let make = model.language == .brotherQL ? "Brother" : (manufacturer ?? "Zebra")
     let full = model.language == .brotherQL ? "Brother \(model.name)" : model.name
@@ -74,16 +71,14 @@ final class USBPrinter: PrinterTransport {
       dpi: model.capabilities.dpi.first ?? 300, media: media, uri: uri)
   }
 
-  var isSimulated: Bool { false }
-
-  var labelSettings: LabelSettings {
+  package var labelSettings: LabelSettings {
     LabelSettings(model: model.language == .brotherQL ? model.name : nil)
   }
 
   // MARK: plugging
 
   /// The device is on the bus (again) at this address.
-  func attach(_ device: USBDevice, interface: USBPrinterInterface?) {
+  package func attach(_ device: USBDevice, interface: USBPrinterInterface?) {
     state.withLock {
       $0.device = device
       $0.interface = interface
@@ -91,18 +86,21 @@ final class USBPrinter: PrinterTransport {
     }
   }
 
-  /// The device left the bus.
-  func detach() { state.withLock { $0.device = nil } }
+  /// The device left the bus: the monitor reports it disconnected.
+  package func detach() {
+    state.withLock { $0.device = nil }
+    kick.signal()
+  }
 
-  var isAttached: Bool { state.withLock { $0.device != nil } }
-  var deviceKey: USBDeviceKey? {
+  package var isAttached: Bool { state.withLock { $0.device != nil } }
+  package var deviceKey: USBDeviceKey? {
     state.withLock { s in s.device.map { USBDeviceKey(bus: $0.busNumber, address: $0.address) } }
   }
-  var generation: Int { state.withLock { $0.faultGeneration } }
+  package var generation: Int { state.withLock { $0.faultGeneration } }
 
   // MARK: printing
 
-  func print(_ bytes: [UInt8], job: Int, copy: Int) async throws {
+  package func print(_ bytes: [UInt8], job: Int, copy: Int, cancel _: CancelRequest) async throws {
     let cancel = CancelFlag()
     do {
       try await withTaskCancellationHandler {
@@ -135,7 +133,7 @@ final class USBPrinter: PrinterTransport {
         reason: .unknown, message: "\(name): the device has no printer-class interface")
     }
     let (name, timeouts) = (self.name, self.timeouts)
-    return try await onQueue(io) {
+    return try await io.run { () throws -> T in
       let link = try USBLink(
         device: device, interface: interface, name: name, timeouts: timeouts, cancel: cancel)
       do {
@@ -239,7 +237,7 @@ final class USBPrinter: PrinterTransport {
     guard !status.reasons.isEmpty else { return }
     // The label is in the printer's buffer and prints when the fault clears: report the
     // fault, wait for it to go, and count the copy then (never resend it).
-    await link.setFaults(status.reasons)
+    await report(status.reasons)
     var wait: Duration = .milliseconds(500)
     while true {
       try await Task.sleep(for: wait)
@@ -253,21 +251,63 @@ final class USBPrinter: PrinterTransport {
             + "is not counted and is sent again once it answers")
       }
       if s.reasons.isEmpty { break }
-      await link.setFaults(s.reasons)
+      await report(s.reasons)
     }
-    await link.setFaults([])
+    await report([])
   }
 
-  // MARK: status polling
+  // MARK: status
+
+  private var sink: (any PrinterStatusSink)? { state.withLock { $0.sink } }
+
+  private func report(_ faults: [Reason]) async { await sink?.update(faults: faults) }
+
+  /// The printer's poller: asks for its status right away when kicked (attached,
+  /// replugged, a job met a fault), often while a fault is held (which is what clears
+  /// it), rarely when all is well; a printer off the bus is `disconnected`.
+  package func monitor(_ sink: any PrinterStatusSink) async {
+    state.withLock { $0.sink = sink }
+    await withTaskCancellationHandler {
+      var faultWait = settings.faultPoll
+      while !Task.isCancelled && !state.withLock({ $0.stopped }) {
+        let faulted = !sink.heldFaults.isEmpty
+        let kicked = await kick.wait(timeout: faulted ? faultWait : settings.idlePoll)
+        faultWait =
+          faulted && !kicked ? min(faultWait * 3 / 2, settings.maxFaultPoll) : settings.faultPoll
+        if Task.isCancelled || state.withLock({ $0.stopped }) { return }
+        guard isAttached else {
+          if sink.heldFaults != [.disconnected] { await sink.update(faults: [.disconnected]) }
+          continue
+        }
+        if await sink.isIdle { forgetNeeds() }
+        let found = await self.poll()
+        guard let faults = found.faults, found.generation == generation else { continue }
+        await sink.update(faults: faults)
+      }
+    } onCancel: {
+      kick.signal()
+    }
+  }
+
+  /// Ends the poller (USB is shutting down).
+  package func stopMonitoring() {
+    state.withLock { $0.stopped = true }
+    kick.signal()
+  }
 
   /// What a poll found: the faults (nil: nothing learned, keep what is known).
-  struct Poll: Sendable {
-    var faults: [Reason]?
-    var generation: Int
+  package struct Poll: Sendable {
+    package var faults: [Reason]?
+    package var generation: Int
+
+    package init(faults: [Reason]? = nil, generation: Int) {
+      self.faults = faults
+      self.generation = generation
+    }
   }
 
   /// Asks the printer how it is (used while a fault is held, and now and then when idle).
-  func poll() async -> Poll {
+  package func poll() async -> Poll {
     let generation = self.generation
     guard isAttached else { return Poll(faults: nil, generation: generation) }
     let cancel = CancelFlag()
@@ -311,14 +351,14 @@ final class USBPrinter: PrinterTransport {
   }
 
   /// Nothing waits for a roll any more (the job was cancelled).
-  func forgetNeeds() { state.withLock { $0.needs = nil } }
+  package func forgetNeeds() { state.withLock { $0.needs = nil } }
 
   private func noteMedia(_ media: Media?) async {
     let changed = state.withLock { s in
       defer { s.media = media }
       return s.media != media
     }
-    if changed { await link.republish() }
+    if changed { await sink?.update(faults: nil) }
   }
 
   // MARK: Zebra back-off

@@ -5,39 +5,59 @@ import LabelUSB
 
 /// One device as discovery saw it: the report for `devices.list`, and for a printer the
 /// model it matched and where its interface is.
-struct USBCandidate: @unchecked Sendable {
+package struct USBCandidate: @unchecked Sendable {
   // USBDevice is Sendable; USBPrinterInterface and ModelEntry are values.
-  var info: USBDeviceInfo
-  var device: USBDevice
-  var interface: USBPrinterInterface?
-  var model: ModelEntry?
-  var serial: String?
+  package var info: USBDeviceInfo
+  package var device: USBDevice
+  package var interface: USBPrinterInterface?
+  package var model: ModelEntry?
+  package var serial: String?
+
+  /// Every USB printer's id starts so.
+  package static let idPrefix = "usb:"
 
   /// `usb:vvvv:pppp:SERIAL`, stable across replugs; the port path stands in for a
   /// missing serial number (stable while the printer stays in the same socket).
-  var printerID: String {
+  package var printerID: String {
     let s = (serial?.isEmpty == false ? serial! : "port-\(device.portPath)")
       .map { $0 == ":" || $0 == " " || $0 == "/" ? "_" : $0 }
-    return "usb:\(info.vendorID):\(info.productID):\(String(s))"
+    return Self.idPrefix + "\(info.vendorID):\(info.productID):\(String(s))"
   }
 
-  var key: USBDeviceKey { USBDeviceKey(bus: device.busNumber, address: device.address) }
+  package var key: USBDeviceKey { USBDeviceKey(bus: device.busNumber, address: device.address) }
+
+  package init(
+    info: USBDeviceInfo, device: USBDevice, interface: USBPrinterInterface? = nil,
+    model: ModelEntry? = nil, serial: String? = nil
+  ) {
+    self.info = info
+    self.device = device
+    self.interface = interface
+    self.model = model
+    self.serial = serial
+  }
 }
 
 /// A device's place on the bus; a replugged device gets a new address.
-struct USBDeviceKey: Hashable, Sendable {
-  var bus: UInt8
-  var address: UInt8
+package struct USBDeviceKey: Hashable, Sendable {
+  package var bus: UInt8
+  package var address: UInt8
+
+  package init(bus: UInt8, address: UInt8) {
+    self.bus = bus
+    self.address = address
+  }
 }
 
 /// Discovery: looks at every device on the bus (blocking; run it on the bus queue).
-enum USBProbe {
+package enum USBProbe {
   /// Vendors whose devices are worth opening even without a printer-class interface.
-  static let knownVendors = Set(DriverTable.models.map(\.vendorID))
+  package static let knownVendors = Set(DriverTable.models.map(\.vendorID))
 
   /// Every device; those in `known` are reported from `cached` without being opened again
   /// (they are printers in use: opening them would collide with a job).
-  static func scan(context: USBContext, known: [USBDeviceKey: USBCandidate]) throws(USBError)
+  package static func scan(context: USBContext, known: [USBDeviceKey: USBCandidate])
+    throws(USBError)
     -> [USBCandidate]
   {
     try context.devices().map { device in
@@ -51,21 +71,21 @@ enum USBProbe {
     }
   }
 
-  static func hex(_ v: UInt16) -> String {
+  package static func hex(_ v: UInt16) -> String {
     let s = String(v, radix: 16)
     return String(repeating: "0", count: 4 - s.count) + s
   }
 
   /// A sysfs attribute of the device ("serial", "manufacturer"): readable without the
   /// permission to open the device.
-  static func sysfs(_ device: USBDevice, _ name: String) -> String? {
+  package static func sysfs(_ device: USBDevice, _ name: String) -> String? {
     let path = "/sys/bus/usb/devices/\(device.portPath)/\(name)"
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
     let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
     return value.isEmpty ? nil : value
   }
 
-  static func probe(_ device: USBDevice) -> USBCandidate {
+  package static func probe(_ device: USBDevice) -> USBCandidate {
     let interface = device.printerInterfaces.first
     var info = USBDeviceInfo(
       port: device.portPath, bus: Int(device.busNumber), address: Int(device.address),

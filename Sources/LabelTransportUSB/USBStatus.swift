@@ -8,7 +8,7 @@ extension USBLink {
 
   /// The next 32-byte Brother status, from what was read or the device, until `deadline`;
   /// nil when none came in time.
-  func brotherStatus(until deadline: ContinuousClock.Instant) throws(USBLinkError)
+  package func brotherStatus(until deadline: ContinuousClock.Instant) throws(USBLinkError)
     -> BrotherQLStatus?
   {
     while true {
@@ -29,7 +29,7 @@ extension USBLink {
   /// Clears the printer's command buffer and asks for its status (`ESC i S`): the reply,
   /// or nil when it does not answer within the status timeout. Statuses left over from
   /// earlier (phase changes, completions) are skipped.
-  func brotherRequestStatus(invalidate: Int) throws(USBLinkError) -> BrotherQLStatus? {
+  package func brotherRequestStatus(invalidate: Int) throws(USBLinkError) -> BrotherQLStatus? {
     input.removeAll()
     try write(
       [UInt8](repeating: 0, count: invalidate) + [0x1B, 0x40] + BrotherQLStatus.request,
@@ -44,7 +44,7 @@ extension USBLink {
   // MARK: Zebra
 
   /// Sends `~HQES` and reads the reply (one STX…ETX block) within the status timeout.
-  func zebraStatus() throws(USBLinkError) -> ZebraReply {
+  package func zebraStatus() throws(USBLinkError) -> ZebraReply {
     input.removeAll()
     try write(Array(ZebraExtendedStatus.request.utf8), doing: "asking for its status (~HQES)")
     let deadline = ContinuousClock.now + .milliseconds(Int(timeouts.statusMS))
@@ -68,7 +68,7 @@ extension USBLink {
 }
 
 /// What a Zebra answered to `~HQES`.
-enum ZebraReply: Sendable {
+package enum ZebraReply: Sendable {
   case status(ZebraExtendedStatus)
   /// Nothing within the status timeout.
   case silent
@@ -77,12 +77,12 @@ enum ZebraReply: Sendable {
 }
 
 /// What a Brother QL job asks of the printer: its pages and the roll they are for.
-struct BrotherJobNeeds: Sendable, Equatable {
-  var pages: Int
+package struct BrotherJobNeeds: Sendable, Equatable {
+  package var pages: Int
   /// `ESC i z` of the first page; nil when the job could not be decoded.
-  var media: BrotherQLPrintInformation?
+  package var media: BrotherQLPrintInformation?
 
-  init(_ bytes: [UInt8], bytesPerLine: Int) {
+  package init(_ bytes: [UInt8], bytesPerLine: Int) {
     if let job = try? BrotherQLRasterDecoder(bytesPerLine: bytesPerLine).decode(
       bytes, keepingLines: false)
     {
@@ -97,7 +97,7 @@ struct BrotherJobNeeds: Sendable, Equatable {
   }
 
   /// Why the loaded roll cannot take this job, or nil when it can.
-  func mismatch(with status: BrotherQLStatus) -> String? {
+  package func mismatch(with status: BrotherQLStatus) -> String? {
     guard let info = media, status.mediaLoaded else { return nil }
     let describe = { (kind: UInt8, width: Int, length: Int) -> String in
       kind == 0x0B || length > 0
@@ -117,7 +117,7 @@ struct BrotherJobNeeds: Sendable, Equatable {
 
 extension BrotherQLStatus {
   /// The loaded roll as the protocol shows it.
-  var protocolMedia: Media? {
+  package var protocolMedia: Media? {
     guard mediaLoaded else { return nil }
     let continuous = mediaType != 0x0B || mediaLengthMM == 0
     return Media(
@@ -126,7 +126,7 @@ extension BrotherQLStatus {
   }
 
   /// The error bits in hex, for messages.
-  var errorText: String {
+  package var errorText: String {
     String(format: "error bits %02X %02X", errors.rawValue & 0xFF, errors.rawValue >> 8)
   }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LabelClient
 import LabelCore
+import LabelTestKit
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -15,7 +16,7 @@ import LabelCore
 struct PrivateCUPS {
   let dir: String
   var processes: [Process] = []
-  var socket: String { dir + "/cups.sock" }
+  var socket: String { PrivateCUPSConfig.socket(in: dir) }
 
   init?() {
     for tool in [
@@ -33,40 +34,9 @@ struct PrivateCUPS {
       if path.hasPrefix(config.work.path) || path == config.work.path { chmod(path, 0o755) }
     }
     chmod(config.work.deletingLastPathComponent().path, 0o755)
-    for sub in ["spool", "cache", "state", "log", "tmp", "printer"] {
-      try? FileManager.default.createDirectory(
-        atPath: dir + "/" + sub, withIntermediateDirectories: true)
-    }
-    try? """
-    ServerRoot \(dir)
-    RequestRoot \(dir)/spool
-    TempDir \(dir)/tmp
-    CacheDir \(dir)/cache
-    StateDir \(dir)/state
-    ErrorLog \(dir)/log/error_log
-    AccessLog \(dir)/log/access_log
-    PageLog \(dir)/log/page_log
-    Printcap \(dir)/printcap
-
-    """.write(toFile: dir + "/cups-files.conf", atomically: true, encoding: .utf8)
-    try? """
-    Listen \(dir)/cups.sock
-    Browsing No
-    BrowseLocalProtocols none
-    DefaultAuthType None
-    WebInterface No
-    LogLevel warn
-    <Location />
-      Order allow,deny
-      Allow all
-    </Location>
-    <Policy default>
-      <Limit All>
-        Order deny,allow
-      </Limit>
-    </Policy>
-
-    """.write(toFile: dir + "/cupsd.conf", atomically: true, encoding: .utf8)
+    try? PrivateCUPSConfig.write(into: dir, logLevel: "warn")
+    try? FileManager.default.createDirectory(
+      atPath: dir + "/printer", withIntermediateDirectories: true)
   }
 
   /// Why the scheduler is not running, or nil while it runs ("cupsd died: killed by
@@ -111,7 +81,7 @@ struct PrivateCUPS {
   }
 
   mutating func start(port: Int) throws {
-    run("/usr/sbin/cupsd", ["-f", "-c", dir + "/cupsd.conf", "-s", dir + "/cups-files.conf"])
+    run("/usr/sbin/cupsd", PrivateCUPSConfig.arguments(in: dir))
     run(
       "/usr/bin/dbus-daemon",
       ["--session", "--address=unix:path=\(dir)/dbus.sock", "--nofork", "--nopidfile"])

@@ -55,11 +55,14 @@ import Synchronization
       while now() < deadline {
         var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
         guard poll(&p, 1, 100) == 1 else { continue }
-        let n = line.withUnsafeBytes {
-          send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        let (n, e) = retryingEINTR {
+          line.withUnsafeBytes {
+            send(
+              fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+          }
         }
         if n < 0 {
-          if errno == EAGAIN || errno == EINTR { continue }
+          if e == EAGAIN { continue }
           return
         }
         offset += n

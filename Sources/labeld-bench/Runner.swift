@@ -1,4 +1,5 @@
 import Foundation
+import LabelPOSIX
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -94,9 +95,8 @@ private func runChild(_ section: Section, work: URL) -> String? {
     var p = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
     let left = Int32(min(1000, max(1, (deadline - now()) / 1_000_000)))
     guard poll(&p, 1, left) > 0 else { continue }
-    let n = read(fds[0], &chunk, chunk.count)
+    let (n, _) = retryingEINTR { read(fds[0], &chunk, chunk.count) }
     if n <= 0 {
-      if n < 0 && errno == EINTR { continue }
       open = false
       continue
     }

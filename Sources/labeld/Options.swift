@@ -1,7 +1,10 @@
 import Foundation
 import LabelCore
 import LabelDaemon
+import LabelLog
 import LabelPOSIX
+import LabelScheduler
+import LabelTransportSim
 
 #if canImport(Glibc)
   @preconcurrency import Glibc

@@ -1,6 +1,7 @@
 import Dispatch
 import LabelCore
 import LabelDaemon
+import LabelLog
 import LabelPOSIX
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Foundation
 import LabelPOSIX
+import LabelTestKit
 import Testing
 
 #if canImport(Glibc)
@@ -50,42 +51,8 @@ final class CUPSHarness: @unchecked Sendable {
     // Backends run as `lp`: a 0700 dir makes them fail with "Unable to open print file".
     chmod(path, 0o755)
     directory = URL(fileURLWithPath: path, isDirectory: true)
-    socketPath = path + "/cups.sock"
-    for sub in ["spool", "cache", "state", "log", "tmp", "ppd"] {
-      try FileManager.default.createDirectory(
-        atPath: path + "/" + sub, withIntermediateDirectories: true)
-    }
-    try """
-    ServerRoot \(path)
-    RequestRoot \(path)/spool
-    TempDir \(path)/tmp
-    CacheDir \(path)/cache
-    StateDir \(path)/state
-    ErrorLog \(path)/log/error_log
-    AccessLog \(path)/log/access_log
-    PageLog \(path)/log/page_log
-    Printcap \(path)/printcap
-
-    """.write(toFile: path + "/cups-files.conf", atomically: true, encoding: .utf8)
-    try """
-    Listen \(socketPath)
-    Browsing No
-    BrowseLocalProtocols none
-    DefaultAuthType None
-    WebInterface No
-    ErrorPolicy abort-job
-    LogLevel info
-    <Location />
-      Order allow,deny
-      Allow all
-    </Location>
-    <Policy default>
-      <Limit All>
-        Order deny,allow
-      </Limit>
-    </Policy>
-
-    """.write(toFile: path + "/cupsd.conf", atomically: true, encoding: .utf8)
+    socketPath = PrivateCUPSConfig.socket(in: path)
+    try PrivateCUPSConfig.write(into: path, errorPolicy: "abort-job")
     try startCUPSD()
     try spawn(
       "/usr/bin/dbus-daemon",
@@ -100,7 +67,7 @@ final class CUPSHarness: @unchecked Sendable {
   func startCUPSD() throws {
     let path = directory.path
     let child = try spawn(
-      "/usr/sbin/cupsd", ["-f", "-c", path + "/cupsd.conf", "-s", path + "/cups-files.conf"],
+      "/usr/sbin/cupsd", PrivateCUPSConfig.arguments(in: path),
       log: "cupsd")
     cupsd = child
     try poll("cupsd answers on \(socketPath)", process: child) {

@@ -22,18 +22,6 @@ struct CUPSTests {
     try DaemonProcess(["--cups"] + extra, directory: directory, environment: h.environment)
   }
 
-  static func submit(_ c: LabelClient, _ printer: String, _ doc: String, copies: Int = 1) throws
-    -> Job
-  {
-    try c.call(
-      "jobs.submit",
-      [
-        "printer": .string(printer), "copies": .int(copies),
-        "document": ["format": "native", "data": base64(doc)],
-      ], as: JobResult.self
-    ).job
-  }
-
   /// Runs `body`; a failure is recorded with labeld's and the CUPS server's logs (a crashed
   /// scheduler is named first: whatever the test waited for then never came).
   static func explained(_ h: CUPSHarness, _ d: DaemonProcess, _ body: () throws -> Void) throws {
@@ -93,7 +81,7 @@ struct CUPSTests {
     #expect(png?.code == 1007)
     #expect(png?.message.contains("--cups-language raw=") == true)
     let w = try Self.subscriber(h, d)
-    let job = try Self.submit(c, "cups:raw", "RAW BYTES")
+    let job = try Fixtures.submit(c, "cups:raw", "RAW BYTES")
     try Self.waitForJob(w, job.id, "completed")
     #expect(h.printers[2].documents == [Array("RAW BYTES".utf8)])
 
@@ -110,7 +98,7 @@ struct CUPSTests {
     let d = try Self.daemon(h)
     let w = try Self.subscriber(h, d)
     let doc = "^XA^FO20,20^A0N,30,30^FDexact \u{00e9} bytes^FS^XZ\n"
-    let job = try Self.submit(try d.client(), "cups:label", doc, copies: 3)
+    let job = try Fixtures.submit(try d.client(), "cups:label", doc, copies: 3)
     let done = try Self.waitForJob(w, job.id, "completed")
     #expect(done["printed"] == 3)
     #expect(printer.documents == Array(repeating: Array(doc.utf8), count: 3))
@@ -128,8 +116,8 @@ struct CUPSTests {
     let scheduler = try #require(h.cupsd)
     try Self.explained(h, d) {
       let c = try d.client()
-      let first = try Self.submit(c, "cups:label", "ONE", copies: 2)
-      let second = try Self.submit(c, "cups:label", "TWO")
+      let first = try Fixtures.submit(c, "cups:label", "ONE", copies: 2)
+      let second = try Fixtures.submit(c, "cups:label", "TWO")
       try Self.waitForJob(w, first.id, "completed")
       try Self.waitForJob(w, second.id, "completed")
       #expect(printer.documents == [Array("ONE".utf8), Array("ONE".utf8), Array("TWO".utf8)])
@@ -153,7 +141,7 @@ struct CUPSTests {
     let d = try Self.daemon(h)
     let w = try Self.subscriber(h, d)
     let c = try d.client()
-    let job = try Self.submit(c, "cups:label", "HELD")
+    let job = try Fixtures.submit(c, "cups:label", "HELD")
     try Self.waitForJob(w, job.id, "processing")
     // The printer has the document: CUPS is printing it.
     try h.waitUntil("the printer received the job") { printer.documents.count == 1 }
@@ -165,7 +153,7 @@ struct CUPSTests {
     }
     // (The virtual printer itself finishes its copy when released; CUPS no longer waits.)
     printer.set("hold", false)
-    let next = try Self.submit(c, "cups:label", "NEXT")
+    let next = try Fixtures.submit(c, "cups:label", "NEXT")
     try Self.waitForJob(w, next.id, "completed")
     #expect(try c.call("jobs.get", ["job": .int(job.id)], as: JobResult.self).job.printed == 0)
   }
@@ -179,7 +167,7 @@ struct CUPSTests {
     printer.set("media-empty", true)
     let d = try Self.daemon(h)
     let w = try Self.subscriber(h, d)
-    let job = try Self.submit(try d.client(), "cups:label", "PAPER")
+    let job = try Fixtures.submit(try d.client(), "cups:label", "PAPER")
     let raised = try w.waitFor("alert") {
       $0["kind"] == "printerError" && $0["state"] == "active" && $0["reason"] == "mediaEmpty"
     }
@@ -199,7 +187,7 @@ struct CUPSTests {
     let d = try Self.daemon(h)
     let w = try Self.subscriber(h, d)
     printer.kill()
-    let job = try Self.submit(try d.client(), "cups:label", "LATE")
+    let job = try Fixtures.submit(try d.client(), "cups:label", "LATE")
     let raised = try w.waitFor("alert", timeout: 20) {
       $0["kind"] == "printerError" && $0["state"] == "active" && $0["reason"] == "offline"
     }
@@ -226,7 +214,7 @@ struct CUPSTests {
     let d = try Self.daemon(h)
     let w = try Self.subscriber(h, d)
     try Self.explained(h, d) {
-      let job = try Self.submit(try d.client(), "cups:label", "LOST")
+      let job = try Fixtures.submit(try d.client(), "cups:label", "LOST")
       try Self.waitForJob(w, job.id, "processing")
       try h.waitUntil("the printer received the job") { printer.documents.count == 1 }
       // A new printer process on the same port knows nothing of the job: CUPS then calls its
@@ -243,7 +231,7 @@ struct CUPSTests {
       #expect(alert["job"] == .int(job.id))
       #expect(printer.documents.isEmpty)
       // The reason stays on the idle printer; the next job is not mistaken for a lost one.
-      let next = try Self.submit(try d.client(), "cups:label", "AGAIN")
+      let next = try Fixtures.submit(try d.client(), "cups:label", "AGAIN")
       try Self.waitForJob(w, next.id, "completed")
       #expect(printer.documents == [Array("AGAIN".utf8)])
     }
@@ -258,7 +246,7 @@ struct CUPSTests {
     let c = try d.client()
     try Self.explained(h, d) {
       try h.tool("/usr/sbin/cupsdisable", ["-r", "maintenance", "label"])
-      let job = try Self.submit(c, "cups:label", "WAIT")
+      let job = try Fixtures.submit(c, "cups:label", "WAIT")
       let raised = try w.waitFor("alert") {
         $0["kind"] == "printerError" && $0["state"] == "active" && $0["reason"] == "paused"
       }
@@ -311,7 +299,7 @@ struct CUPSTests {
     defer { try? FileManager.default.removeItem(at: home) }
     var d = try Self.daemon(h, directory: home)
     var w = try Self.subscriber(h, d)
-    let job = try Self.submit(try d.client(), "cups:label", "ONCE")
+    let job = try Fixtures.submit(try d.client(), "cups:label", "ONCE")
     try Self.waitForJob(w, job.id, "processing")
     try h.waitUntil("the printer received the job") { printer.documents.count == 1 }
     d.stop()
@@ -338,7 +326,7 @@ struct CUPSTests {
     try h.tool("/usr/sbin/cupsdisable", ["label"])
     let c = try d.client()
     let w0 = try Self.subscriber(h, d)
-    let job = try Self.submit(c, "cups:label", "GONE")
+    let job = try Fixtures.submit(c, "cups:label", "GONE")
     _ = try w0.waitFor("alert") { $0["reason"] == "paused" && $0["job"] == .int(job.id) }
     d.stop()
     try h.tool("/usr/sbin/lpadmin", ["-x", "label"])
@@ -384,7 +372,7 @@ struct CUPSTests {
     // cupsd goes away: the printer is offline, a job waits; it comes back: the job prints.
     let w = try Self.subscriber(h, d)
     h.stopCUPSD()
-    let job = try Self.submit(c, "cups:label", "AFTER RESTART")
+    let job = try Fixtures.submit(c, "cups:label", "AFTER RESTART")
     let raised = try w.waitFor("alert") { $0["state"] == "active" && $0["reason"] == "offline" }
     #expect(raised["printer"] == "cups:label")
     try h.startCUPSD()

@@ -1,3 +1,4 @@
+import LabelClient
 import LabelCore
 
 enum Fixtures {
@@ -16,4 +17,18 @@ enum Fixtures {
       ["type": "box", "x": 0.5, "y": 0.5, "width": 49.8, "height": 24.4],
     ],
   ]
+
+  /// Submits `doc` (sent as a native document, base64) to `printer`; the job accepted.
+  static func submit(_ c: LabelClient, _ printer: String, _ doc: String, copies: Int = 1) throws
+    -> Job
+  {
+    try c.call(
+      "jobs.submit",
+      [
+        "printer": .string(printer), "copies": .int(copies),
+        "document": ["format": "native", "data": base64(doc)],
+      ],
+      as: JobResult.self
+    ).job
+  }
 }

@@ -3,6 +3,7 @@ import LabelClient
 import LabelCore
 import LabelLanguages
 import LabelRender
+import LabelTestKit
 import Testing
 
 /// Labels that reach printers as images: templates on a Brother QL, PNG documents on a
@@ -191,7 +192,7 @@ import Testing
         }
       }
       #expect(same, "the printed page is not the preview's printable area")
-      let read = Set(try ZBarDecoder.decode(try PNGCodec.encode(page)))
+      let read = Set(try ZBar.decode(try PNGCodec.encode(page)))
       // zbar reads UPC-A as EAN-13 with a leading zero.
       #expect(
         read == ["4006381333931", "SKU-77/Q", "https://shop.example/p/SKU-77", "0036000291452"])
@@ -239,28 +240,8 @@ import Testing
       #expect(zpl.hasPrefix("^XA^PW812^LL1218^LH0,0"))  // the media: 101.6 x 152.4 mm
       let printed = try Self.zplGraphic(zpl, width: bitmap.width)
       #expect(printed == bitmap)
-      let read = Set(try ZBarDecoder.decode(try PNGCodec.encode(printed)))
+      let read = Set(try ZBar.decode(try PNGCodec.encode(printed)))
       #expect(read == ["4006381333931", "0036000291452", "1Z999AA10123456784", "Größe 42"])
     }
-  }
-}
-
-/// Debian's zbarimg (zbar-tools) reading a PNG: one line per symbol, data only.
-enum ZBarDecoder {
-  static func decode(_ png: [UInt8]) throws -> [String] {
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "labeld-zbar-\(UUID().uuidString).png")
-    try Data(png).write(to: file)
-    defer { try? FileManager.default.removeItem(at: file) }
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
-    p.arguments = ["--quiet", "--raw", file.path]
-    let out = Pipe()
-    p.standardOutput = out
-    p.standardError = FileHandle.nullDevice
-    try p.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
   }
 }

@@ -5,24 +5,11 @@ import Testing
 
 /// Jobs through the scheduler and the simulated printer, observed over the socket.
 @Suite struct SchedulerTests {
-  static func submit(_ c: LabelClient, _ printer: String, _ doc: String, copies: Int = 1) throws
-    -> Job
-  {
-    try c.call(
-      "jobs.submit",
-      [
-        "printer": .string(printer), "copies": .int(copies),
-        "document": ["format": "native", "data": base64(doc)],
-      ],
-      as: JobResult.self
-    ).job
-  }
-
   @Test func copies_reportPrintedCountOnEveryLabel() throws {
     try withDaemon { d in
       let w = try d.client()
       try w.call("subscribe", ["topics": ["jobs"]])
-      let job = try Self.submit(try d.client(), "sim:ql", "QL", copies: 4)
+      let job = try Fixtures.submit(try d.client(), "sim:ql", "QL", copies: 4)
       var printedSeen: [Int] = []
       var states: [String] = []
       while true {
@@ -43,8 +30,8 @@ import Testing
       let w = try d.client()
       try w.call("subscribe", ["topics": ["jobs"]])
       let c = try d.client()
-      let jobs = try (0..<3).map { i in try Self.submit(c, "sim:a", "A\(i)", copies: 2) }
-      let other = try Self.submit(c, "sim:b", "B")
+      let jobs = try (0..<3).map { i in try Fixtures.submit(c, "sim:a", "A\(i)", copies: 2) }
+      let other = try Fixtures.submit(c, "sim:b", "B")
       var completed: [Int] = []
       while completed.count < 4 {
         let n = try w.waitFor("job") { $0["state"] == "completed" }
@@ -67,8 +54,8 @@ import Testing
       let c = try d.client()
       let w = try d.client()
       try w.call("subscribe", ["topics": ["jobs"]])
-      let running = try Self.submit(c, "sim:slow", "R", copies: 100)
-      let waiting = try Self.submit(c, "sim:slow", "W", copies: 1)
+      let running = try Fixtures.submit(c, "sim:slow", "R", copies: 100)
+      let waiting = try Fixtures.submit(c, "sim:slow", "W", copies: 1)
       _ = try w.waitFor("job") { $0["id"] == .int(running.id) && $0["printed"] == 1 }
       let canceledWaiting = try c.call("jobs.cancel", ["job": .int(waiting.id)], as: JobResult.self)
         .job
@@ -93,7 +80,7 @@ import Testing
     try withDaemon { d in
       let c = try d.client()
       try c.call("printers.simulate", ["printer": "sim:zebra", "fault": "offline"])
-      let job = try Self.submit(c, "sim:zebra", "X")
+      let job = try Fixtures.submit(c, "sim:zebra", "X")
       #expect(
         try c.call("jobs.cancel", ["job": .int(job.id)], as: JobResult.self).job.state == .canceled)
       let active = try c.call("alerts.active", [:], as: AlertsResult.self).alerts
@@ -109,10 +96,10 @@ import Testing
     try withDaemon { d in
       let c = try d.client()
       try c.call("printers.simulate", ["printer": "sim:zebra", "fault": "paused"])
-      let held = try Self.submit(c, "sim:zebra", "Z")
+      let held = try Fixtures.submit(c, "sim:zebra", "Z")
       let w = try d.client()
       try w.call("subscribe", ["topics": ["jobs"]])
-      let done = try Self.submit(c, "sim:ql", "Q")
+      let done = try Fixtures.submit(c, "sim:ql", "Q")
       _ = try w.waitFor("job") { $0["id"] == .int(done.id) && $0["state"] == "completed" }
       let pending = try c.call("jobs.list", ["states": ["pending", "held"]], as: JobsResult.self)
         .jobs

@@ -1,6 +1,7 @@
 import Foundation
 import LabelClient
 import LabelCore
+import LabelTestKit
 import Testing
 
 /// "A label carries its product's own barcode": every seed product, on every seed template
@@ -68,7 +69,7 @@ struct SeedBarcodeTests {
 
   /// The numbers zbarimg reads in a picture that are EAN/UPC data (digits only).
   static func retailCodes(_ png: [UInt8]) throws -> [String] {
-    try ZBarDecoder.decode(png).filter { $0.allSatisfy { $0.isASCII && $0.isNumber } }
+    try ZBar.decode(png).filter { $0.allSatisfy { $0.isASCII && $0.isNumber } }
   }
 
   /// Not a seed: the same label as UPC-A, so `^BU` and UPC-A previews are proven too.

@@ -107,6 +107,46 @@ import Testing
     #expect(graph["LabelCore"] == [], "LabelCore imports \(graph["LabelCore"] ?? [])")
   }
 
+  /// One-way layers: following imports never leads back to where it started.
+  @Test func theGraphHasNoCycle() throws {
+    let graph = try Self.documentedGraph()
+    var done: Set<String> = []
+    func visit(_ module: String, _ path: [String]) {
+      if done.contains(module) { return }
+      if let loop = path.firstIndex(of: module) {
+        Issue.record("import cycle: \((path[loop...] + [module]).joined(separator: " -> "))")
+        return
+      }
+      for next in (graph[module] ?? []).sorted() { visit(next, path + [module]) }
+      done.insert(module)
+    }
+    for module in graph.keys.sorted() { visit(module, []) }
+  }
+
+  /// A transport is a room of its own: it sees the scheduler's protocols, the drivers and
+  /// its own C wrapper, never the store, the channel, the server or another transport.
+  @Test func aTransport_seesOnlyTheScheduler_theDrivers_andItsOwnWrapper() throws {
+    let graph = try Self.documentedGraph()
+    let common: Set<String> = [
+      "LabelCore", "LabelScheduler", "LabelLanguages", "LabelLog", "LabelPOSIX",
+    ]
+    let own: [String: Set<String>] = [
+      "LabelTransportSim": [], "LabelTransportCUPS": ["LabelCUPS"],
+      "LabelTransportUSB": ["LabelUSB"],
+    ]
+    let transports = graph.keys.filter { $0.hasPrefix("LabelTransport") }
+    #expect(Set(transports) == Set(own.keys), "transports: \(transports.sorted())")
+    for transport in transports {
+      let extra = (graph[transport] ?? []).subtracting(common.union(own[transport] ?? []))
+      #expect(extra.isEmpty, "\(transport) imports \(extra.sorted())")
+    }
+    // And only the composition root (and the daemon executable) knows the transports.
+    for (module, imports) in graph where !imports.filter({ $0.hasPrefix("LabelTransport") }).isEmpty
+    {
+      #expect(["LabelDaemon", "labeld"].contains(module), "\(module) imports a transport")
+    }
+  }
+
   @Test func importLines_areRead() {
     #expect(Self.importedModule("import LabelCore") == "LabelCore")
     #expect(Self.importedModule("  @preconcurrency import Glibc") == "Glibc")

@@ -2,7 +2,7 @@ import Foundation
 import LabelCore
 import Testing
 
-@testable import LabelDaemon
+@testable import LabelEvents
 
 struct AlertJournalTests {
   static func fault(_ printer: String, _ reason: Reason, job: Int? = nil) -> Alert {

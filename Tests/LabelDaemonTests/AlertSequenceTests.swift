@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import LabelDaemon
+@testable import LabelEvents
 
 #if canImport(Glibc)
   @preconcurrency import Glibc

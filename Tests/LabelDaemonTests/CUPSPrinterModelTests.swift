@@ -2,7 +2,7 @@ import LabelCUPS
 import LabelCore
 import Testing
 
-@testable import LabelDaemon
+@testable import LabelTransportCUPS
 
 /// How a CUPS queue's attributes become a protocol printer: language, dpi, media.
 struct CUPSPrinterModelTests {

@@ -3,7 +3,8 @@ import LabelCore
 import Synchronization
 import Testing
 
-@testable import LabelDaemon
+@testable import LabelEvents
+@testable import LabelLog
 
 /// A subscriber that records what it is given, with a settable replay budget.
 final class RecordingSubscriber: EventSubscriber, Sendable {

@@ -4,7 +4,9 @@ import LabelSQLite
 import Synchronization
 import Testing
 
-@testable import LabelDaemon
+@testable import LabelEvents
+@testable import LabelLog
+@testable import LabelStore
 
 /// The store's group commit on a real database: work that waits together shares one
 /// transaction, a failing item undoes only itself, and a failing commit fails them all.

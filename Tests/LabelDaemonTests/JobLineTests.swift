@@ -1,6 +1,6 @@
 import Testing
 
-@testable import LabelDaemon
+@testable import LabelScheduler
 
 /// The printer queue's line of waiting jobs: first come first served, with jobs taken out
 /// (cancelled) and put back in id order (a parked job's turn), across compactions.

@@ -3,7 +3,8 @@ import LabelCore
 import Synchronization
 import Testing
 
-@testable import LabelDaemon
+@testable import LabelEvents
+@testable import LabelLog
 
 /// A journal whose writes succeed, fail or hang on command, and that remembers what it
 /// holds and in which batches it was given.

@@ -3,7 +3,7 @@ import LabelCore
 import LabelSQLite
 import Testing
 
-@testable import LabelDaemon
+@testable import LabelStore
 
 /// Every list is answered from an index in the order it pages in: `EXPLAIN QUERY PLAN` of
 /// each list query, on a database with real rows (so the planner has statistics to be

@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 
-@testable import LabelDaemon
+@testable import LabelServer
 
 /// The shared read-ahead pool: lends up to its total, all or nothing, and wakes those that
 /// waited when bytes come back.

@@ -2,7 +2,12 @@ import Foundation
 import LabelCore
 import Testing
 
-@testable import LabelDaemon
+@testable import LabelEvents
+@testable import LabelLog
+@testable import LabelScheduler
+@testable import LabelServer
+@testable import LabelStore
+@testable import LabelTransportSim
 
 struct SimulatedPrinterSpecTests {
   @Test func parses_optionsAndDefaults() throws {
@@ -46,13 +51,13 @@ struct DispatcherTests {
   @Test func internalError_whenSubscribingWithoutAConnection() async throws {
     let log = Logger(level: .error, sink: MemorySink())
     let channel = EventChannel(log: log)
-    let registry = PrinterRegistry()
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("labeld-unit-\(UUID())")
       .path
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let store = StateStore(directory: dir, log: log)
     let jobs = JobStore(store: store)
+    let registry = PrinterRegistry(jobs: jobs, channel: channel, log: log)
     let saveErrors = SaveErrors(channel: channel)
     let services = Services(
       channel: channel, printers: registry, products: ProductStore(store: store),

@@ -4,7 +4,7 @@ import LabelLanguages
 import LabelUSB
 import Testing
 
-@testable import LabelDaemon
+@testable import LabelTransportUSB
 
 /// libusb errors in the protocol's terms (the one table), and the udev rules that go with
 /// the driver table.

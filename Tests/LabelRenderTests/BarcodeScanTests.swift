@@ -2,6 +2,7 @@ import Foundation
 import LabelCore
 import LabelLanguages
 import LabelRender
+import LabelTestKit
 import Testing
 
 /// Every symbology, at the two common head resolutions, read back by a real decoder from

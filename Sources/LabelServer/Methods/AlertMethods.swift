@@ -2,7 +2,7 @@ import LabelCore
 
 extension Dispatcher {
   /// Subscribes the connection to topics; with `since`, replays retained alerts first.
-  func subscribe(_ p: Params, _ context: RequestContext) throws(RPCError) -> Reply {
+  package func subscribe(_ p: Params, _ context: RequestContext) throws(RPCError) -> Reply {
     var topics: Set<Topic> = [.alerts]
     if let names = try p.optionalStringArray("topics") {
       topics = []

@@ -1,10 +1,12 @@
 import Foundation
 import LabelCore
+import LabelScheduler
+import LabelStore
 
 extension Dispatcher {
   /// Accepts a job: a native or PNG document, or a template with a product or data.
   /// Answers once the job is stored; its owner is the peer's uid.
-  func jobsSubmit(_ p: Params, _ context: RequestContext) async throws(RPCError) -> Reply {
+  package func jobsSubmit(_ p: Params, _ context: RequestContext) async throws(RPCError) -> Reply {
     let printer = try p.string("printer")
     let copies = try p.optionalInt("copies", in: 1...999) ?? 1
     let hasDocument = p.has("document")
@@ -54,13 +56,15 @@ extension Dispatcher {
     return .result(JobResult(job: job))
   }
 
-  func jobsCancel(_ p: Params, _ context: RequestContext) async throws(RPCError) -> Reply {
+  package func jobsCancel(_ p: Params, _ context: RequestContext) async throws(RPCError) -> Reply {
     let id = try p.int("job", in: 1...Int.max)
     return .result(
-      JobResult(job: try await services.jobs.cancel(id, by: context.peer, access: services.access)))
+      JobResult(
+        job: try await services.jobs.cancel(
+          id, by: context.peer.uid, isAdmin: services.access.isAdmin(context.peer))))
   }
 
-  func jobsList(_ p: Params) async throws(RPCError) -> Reply {
+  package func jobsList(_ p: Params) async throws(RPCError) -> Reply {
     let printer = try p.optionalString("printer")
     var states: Set<JobState>?
     if let names = try p.optionalStringArray("states") {

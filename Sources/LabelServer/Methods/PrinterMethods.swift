@@ -1,7 +1,8 @@
 import LabelCore
+import LabelScheduler
 
 extension Dispatcher {
-  func printersGet(_ p: Params) throws(RPCError) -> Reply {
+  package func printersGet(_ p: Params) throws(RPCError) -> Reply {
     let id = try p.string("printer")
     guard let queue = services.printers.queue(id) else { throw .printerNotFound(id) }
     return .result(PrinterResult(printer: queue.snapshot))
@@ -9,7 +10,9 @@ extension Dispatcher {
 
   /// Injects (or, with `fault: null`, clears) a fault on a simulated printer. An admin
   /// method: others get 1005.
-  func printersSimulate(_ p: Params, _ context: RequestContext) async throws(RPCError) -> Reply {
+  package func printersSimulate(_ p: Params, _ context: RequestContext) async throws(RPCError)
+    -> Reply
+  {
     let id = try p.string("printer")
     guard p.values.keys.contains("fault") else {
       throw .invalidParams(field: "fault", reason: "is required (a Reason, or null to clear)")
@@ -24,11 +27,11 @@ extension Dispatcher {
     }
     try services.access.requireAdmin(context.peer, "printers.simulate")
     guard let queue = services.printers.queue(id) else { throw .printerNotFound(id) }
-    guard queue.isSimulated else {
+    guard let simulator = queue.faultInjection else {
       throw .unsupported(
         "printers.simulate works on simulated (sim:) printers only; \(id) is not one")
     }
-    await queue.setFaults(fault.map { [$0] } ?? [])
+    await simulator.inject(fault.map { [$0] } ?? [])
     return .result(PrinterResult(printer: queue.snapshot))
   }
 }

@@ -1,10 +1,13 @@
 import LabelCore
+import LabelScheduler
+import LabelStore
 
 extension Dispatcher {
   /// Saves a product; with `print`, also submits a label of it once the save is kept.
   /// Everything is checked before anything is saved: a request that cannot print saves
   /// nothing, and a failed save submits nothing.
-  func productsSave(_ p: Params, _ context: RequestContext) async throws(RPCError) -> Reply {
+  package func productsSave(_ p: Params, _ context: RequestContext) async throws(RPCError) -> Reply
+  {
     let input = try p.decode("product", as: ProductInput.self)
     do throws(FieldError) { try input.validate() } catch {
       throw .invalidParams(error.nested(under: "product"))
@@ -42,7 +45,7 @@ extension Dispatcher {
     return .result(ProductSaveResult(product: product, job: job))
   }
 
-  func productsGet(_ p: Params) async throws(RPCError) -> Reply {
+  package func productsGet(_ p: Params) async throws(RPCError) -> Reply {
     let sku = try p.string("sku")
     guard let product = try await services.product(sku) else {
       throw .notFound(entity: "product", key: sku)
@@ -50,7 +53,7 @@ extension Dispatcher {
     return .result(ProductResult(product: product))
   }
 
-  func productsDelete(_ p: Params) async throws(RPCError) -> Reply {
+  package func productsDelete(_ p: Params) async throws(RPCError) -> Reply {
     let sku = try p.string("sku")
     let deleted: Bool
     do {

@@ -2,7 +2,7 @@ import Foundation
 import LabelCore
 
 extension Dispatcher {
-  func templatesGet(_ p: Params) async throws(RPCError) -> Reply {
+  package func templatesGet(_ p: Params) async throws(RPCError) -> Reply {
     let name = try p.string("name")
     guard let template = try await services.template(name) else {
       throw .notFound(entity: "template", key: name)
@@ -10,7 +10,7 @@ extension Dispatcher {
     return .result(TemplateResult(template: template))
   }
 
-  func templatesSave(_ p: Params) async throws(RPCError) -> Reply {
+  package func templatesSave(_ p: Params) async throws(RPCError) -> Reply {
     let template = try p.decode("template", as: Template.self)
     if let raw = p.values["template"], let unknown = TemplateKeys.unknownMember(in: raw) {
       throw .invalidParams(unknown.nested(under: "template"))
@@ -29,7 +29,7 @@ extension Dispatcher {
   }
 
   /// Renders a template with a product's or given data, for a printer or a language.
-  func labelsRender(_ p: Params) async throws(RPCError) -> Reply {
+  package func labelsRender(_ p: Params) async throws(RPCError) -> Reply {
     let name = try p.string("template")
     let formatName = try p.string("format")
     guard let format = LabelRenderer.Format(rawValue: formatName) else {
@@ -42,7 +42,7 @@ extension Dispatcher {
   }
 
   /// The template `name`, or 1006.
-  func templateNamed(_ name: String) async throws(RPCError) -> Template {
+  package func templateNamed(_ name: String) async throws(RPCError) -> Template {
     guard let template = try await services.template(name) else {
       throw .notFound(entity: "template", key: name)
     }
@@ -50,7 +50,7 @@ extension Dispatcher {
   }
 
   /// The data for a template: the product `sku` (1006 when unknown) or the `data` object.
-  func templateData(_ p: Params) async throws(RPCError) -> [String: String] {
+  package func templateData(_ p: Params) async throws(RPCError) -> [String: String] {
     let sku = try p.optionalString("sku")
     let data = try p.optionalStringMap("data")
     switch (sku, data) {

@@ -1,0 +1,38 @@
+import LabelCore
+
+/// A kind of printer that comes and goes: CUPS queues, USB devices. A source finds its
+/// printers and hands each new one to `PrinterRegistry.adopt`; the daemon knows sources
+/// only through this protocol.
+package protocol PrinterSource: Sendable {
+  /// Finds the printers there now and adopts them (labeld serves only after this
+  /// returns), then keeps looking until `stop`.
+  func start(into registry: PrinterRegistry) async
+  /// Looks again now (`printers.refresh`).
+  func refresh() async
+  /// Stops looking and lets go of devices.
+  func stop() async
+  /// For a printer that is not here but has jobs: whether it is this source's and may
+  /// still come (the reason its jobs wait under, and what to tell the user); nil when the
+  /// printer is not this source's.
+  func absence(of printer: String) -> Absence?
+  /// The devices this source sees, for `devices.list`; nil when it has none to show.
+  func devices() async -> DevicesResult?
+}
+
+/// Why a printer that is not here may still come.
+package struct Absence: Sendable, Equatable {
+  package var reason: Reason
+  /// For the alert: "not connected (plug it in, or cancel the job)".
+  package var phrase: String
+
+  package init(reason: Reason, phrase: String) {
+    self.reason = reason
+    self.phrase = phrase
+  }
+}
+
+extension PrinterSource {
+  package func refresh() async {}
+  package func stop() async {}
+  package func devices() async -> DevicesResult? { nil }
+}
