@@ -82,6 +82,8 @@ let package = Package(
         "LabelCore", "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler", "LabelServer",
         "LabelPOSIX",
       ]),
+    // Both executables' command lines: option specs, one reader of words, the help layout.
+    .target(name: "LabelCommandLine"),
     // A blocking line-oriented client used by labelctl and the tests.
     .target(name: "LabelClient", dependencies: ["LabelCore", "LabelPOSIX"]),
     // The mixed load of issue #13 (clients, fault toggling, per-interval counts) and /proc
@@ -91,9 +93,11 @@ let package = Package(
       name: "labeld",
       dependencies: [
         "LabelDaemon", "LabelCore", "LabelPOSIX", "LabelLog", "LabelScheduler",
-        "LabelTransportSim",
+        "LabelTransportSim", "LabelCommandLine",
       ]),
-    .executableTarget(name: "labelctl", dependencies: ["LabelClient", "LabelCore", "LabelPOSIX"]),
+    .executableTarget(
+      name: "labelctl",
+      dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "LabelCommandLine"]),
     // `make bench`: latency, fan-out and memory of a running labeld (not part of CI);
     // `make soak`: the mixed load for SOAK_MINUTES with a verdict.
     .executableTarget(
@@ -104,6 +108,7 @@ let package = Package(
       ]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
     .testTarget(name: "LabelPOSIXTests", dependencies: ["LabelPOSIX"]),
+    .testTarget(name: "LabelCommandLineTests", dependencies: ["LabelCommandLine"]),
     .testTarget(name: "LabelCUPSTests", dependencies: ["LabelCUPS", "LabelCore"]),
     .testTarget(name: "LabelLanguagesTests", dependencies: ["LabelLanguages", "LabelCore"]),
     .testTarget(

@@ -63,6 +63,9 @@ public final class Daemon: Sendable {
   private let log: Logger
   /// The configured simulated printers, adopted at start.
   private let simulated: [SimulatedPrinter]
+  /// Every long-running loop (history pruning, discovery), cancelled in reverse order of
+  /// start on shutdown.
+  private let loops = ServiceGroup()
 
   public init(config: DaemonConfig, log: Logger) throws {
     self.config = config
@@ -139,22 +142,24 @@ public final class Daemon: Sendable {
       "labeld \(LabelVersion.version) listening on \(config.socketPath); "
         + "\(services.printers.all.count) printer(s); \(unfinished.count) unfinished job(s) resumed; "
         + "state in \(config.stateDirectory)")
+    for source in services.sources { if let loop = source.service { loops.start(loop) } }
     // History beyond --job-history goes now (in the background: start-up does not wait
     // for it), then every 10 minutes (--job-history-days), and sooner whenever a tenth of
     // the kept count (at least 1,000) new jobs came in: however fast jobs arrive, the
     // table stays near its configured size and no write pays for a history ten minutes
     // of a busy day piled up (measured in docs/benchmarks.md, Soak).
-    Task { [jobStore, weak self] in
-      while let now = self?.current.withLock({ $0 }) {
-        await jobStore.prune(keep: now.jobHistoryCount, maxAge: now.jobHistoryAge)
-        let due = ContinuousClock.now.advanced(by: .seconds(600))
-        while ContinuousClock.now < due {
-          do { try await Task.sleep(for: .seconds(5)) } catch { return }
-          guard let keep = self?.current.withLock({ $0.jobHistoryCount }) else { return }
-          if jobStore.createdSincePrune >= max(1000, keep / 10) { break }
+    loops.start(
+      LoopService("history pruning") { [jobStore, weak self] in
+        while let now = self?.current.withLock({ $0 }) {
+          await jobStore.prune(keep: now.jobHistoryCount, maxAge: now.jobHistoryAge)
+          let due = ContinuousClock.now.advanced(by: .seconds(600))
+          while ContinuousClock.now < due {
+            do { try await Task.sleep(for: .seconds(5)) } catch { return }
+            guard let keep = self?.current.withLock({ $0.jobHistoryCount }) else { return }
+            if jobStore.createdSincePrune >= max(1000, keep / 10) { break }
+          }
         }
-      }
-    }
+      })
   }
 
   /// Jobs whose printer is not here at start-up. Those of a printer that may still come
@@ -224,6 +229,7 @@ public final class Daemon: Sendable {
       for queue in queues { group.addTask { await queue.drain() } }
     }
     cutoff.cancel()
+    await loops.shutdown()
     for source in services.sources.reversed() { await source.stop() }
     store.drain()
     services.channel.stopJournal(timeout: .seconds(5))

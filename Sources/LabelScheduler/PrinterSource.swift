@@ -5,11 +5,14 @@ import LabelCore
 /// only through this protocol.
 package protocol PrinterSource: Sendable {
   /// Finds the printers there now and adopts them (labeld serves only after this
-  /// returns), then keeps looking until `stop`.
+  /// returns).
   func start(into registry: PrinterRegistry) async
+  /// The loop that keeps looking (new queues, replugged devices), run in the daemon's
+  /// `ServiceGroup`; nil for a source that does not look again by itself.
+  var service: (any Service)? { get }
   /// Looks again now (`printers.refresh`).
   func refresh() async
-  /// Stops looking and lets go of devices.
+  /// Lets go of devices (after its service has returned).
   func stop() async
   /// For a printer that is not here but has jobs: whether it is this source's and may
   /// still come (the reason its jobs wait under, and what to tell the user); nil when the

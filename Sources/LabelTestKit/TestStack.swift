@@ -101,6 +101,19 @@ package final class NotificationRecorder: EventSubscriber, Sendable {
     received.compactMap { $0["method"] == .string(method) ? $0["params"] : nil }
   }
 
+  /// Waits (polling, at most `attempts` times 10 ms) for a notification of `method`
+  /// whose params satisfy `match`; nil if none came. The bound only keeps a broken part
+  /// from hanging the suite: what a test asserts is the notification.
+  package func first(
+    _ method: String, attempts: Int = 1000, where match: (JSONValue) -> Bool = { _ in true }
+  ) async -> JSONValue? {
+    for _ in 0..<attempts {
+      if let found = notifications(method).first(where: match) { return found }
+      try? await Task.sleep(for: .milliseconds(10))
+    }
+    return notifications(method).first(where: match)
+  }
+
   package func deliver(_ message: OutboundMessage) {
     guard let value = try? JSONValue.parse(message.bytes) else { return }
     lines.withLock { $0.append(value) }

@@ -15,7 +15,6 @@ package final class CUPSDiscovery: PrinterSource {
   private let pins: [String: PrinterLanguage]
   private let instance: String
   private let registry = Mutex<PrinterRegistry?>(nil)
-  private let looking = Mutex<Task<Void, Never>?>(nil)
   private let log: Logger
   /// Whether the server answered at least once, and whether it answered last time.
   private let reached = Mutex<(ever: Bool, last: Bool?)>((false, nil))
@@ -106,25 +105,26 @@ package final class CUPSDiscovery: PrinterSource {
 
   // MARK: PrinterSource
 
-  /// Adopts the queues there now, then looks again every `interval` (new queues appear
-  /// without a restart; the registry resumes and starts them).
+  /// Adopts the queues there now.
   package func start(into registry: PrinterRegistry) async {
     self.registry.withLock { $0 = registry }
     await discover()
-    let task = Task { [weak self] in
+  }
+
+  /// Looks again every `interval`: new queues appear without a restart (the registry
+  /// resumes and starts them).
+  package var service: (any Service)? {
+    LoopService("CUPS discovery") { [weak self] in
       while !Task.isCancelled {
         try? await Task.sleep(for: Self.interval)
         guard let self, !Task.isCancelled else { return }
         await self.discover()
       }
     }
-    looking.withLock { $0 = task }
   }
 
   /// One discovery now (`printers.refresh`).
   package func refresh() async { await discover() }
-
-  package func stop() async { looking.withLock { $0 }?.cancel() }
 
   /// A `cups:` printer that is not here may come: the server may not have answered yet,
   /// or the queue may be added back.

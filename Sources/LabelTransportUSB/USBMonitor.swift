@@ -36,7 +36,6 @@ package actor USBMonitor: PrinterSource {
   private var lastScan: [USBCandidate] = []
   private var scanning = false
   private var scanAgain = false
-  private var rescanTask: Task<Void, Never>?
 
   private struct Entry {
     let transport: USBPrinter
@@ -65,20 +64,33 @@ package actor USBMonitor: PrinterSource {
       return
     }
     _ = await rescan()
-    let interval = bus?.hasHotplug == true ? max(settings.rescan, .seconds(30)) : settings.rescan
     log.info(
-      "USB: \(bus?.hasHotplug == true ? "hotplug events" : "no hotplug; rescanning every \(interval)"), "
+      "USB: \(bus?.hasHotplug == true ? "hotplug events" : "no hotplug; rescanning every \(rescanInterval)"), "
         + "\(printers.count) printer(s)")
-    rescanTask = Task { [weak self] in
-      while !Task.isCancelled {
-        try? await Task.sleep(for: interval)
-        _ = await self?.rescan()
-      }
+  }
+
+  /// How often the bus is looked at again: a safety net with hotplug, the way printers are
+  /// found without it.
+  private var rescanInterval: Duration {
+    bus?.hasHotplug == true ? max(settings.rescan, .seconds(30)) : settings.rescan
+  }
+
+  /// Rescans the bus every `rescanInterval` while USB is in use.
+  package nonisolated var service: (any Service)? {
+    LoopService("USB rescans") { [weak self] in await self?.rescanLoop() }
+  }
+
+  private func rescanLoop() async {
+    guard bus != nil else { return }
+    let interval = rescanInterval
+    while !Task.isCancelled {
+      try? await Task.sleep(for: interval)
+      if Task.isCancelled { return }
+      _ = await rescan()
     }
   }
 
   package func stop() {
-    rescanTask?.cancel()
     for entry in printers.values { entry.transport.stopMonitoring() }
     bus?.stop()
   }

@@ -1,3 +1,4 @@
+import LabelCommandLine
 import LabelCore
 
 /// `labelctl alerts`: the active alerts, the live channel, dismissing.

@@ -1,5 +1,6 @@
 import Foundation
 import LabelClient
+import LabelCommandLine
 import LabelCore
 
 #if canImport(Glibc)

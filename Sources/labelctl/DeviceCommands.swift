@@ -1,3 +1,4 @@
+import LabelCommandLine
 import LabelCore
 
 /// `labelctl devices`: what is on the USB bus, which driver matched, and why not.

@@ -1,3 +1,4 @@
+import LabelCommandLine
 import LabelCore
 
 /// `labelctl jobs`: list and show print jobs.

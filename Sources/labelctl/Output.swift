@@ -1,4 +1,5 @@
 import Foundation
+import LabelCommandLine
 import LabelCore
 
 /// Plain aligned columns under a header row, two spaces apart; the last column is not

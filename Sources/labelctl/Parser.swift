@@ -1,3 +1,5 @@
+import LabelCommandLine
+
 /// A command line resolved to one command: which one, by what path, with what arguments.
 struct Invocation {
   var command: any ParsableCommand.Type
@@ -28,8 +30,7 @@ enum CommandParser {
     var path = [root.configuration.name]
     var global = GlobalOptions()
     var arguments = ParsedArguments()
-    var literal = false
-    var i = 0
+    var reader = CommandLineReader(tokens)
 
     func failure(_ message: String) -> ParseFailure {
       ParseFailure(message: message, path: path)
@@ -43,66 +44,55 @@ enum CommandParser {
     }
     func isGroup() -> Bool { !command.configuration.subcommands.isEmpty }
 
-    while i < tokens.count {
-      let token = tokens[i]
-      i += 1
-      if !literal && token == "--" {
-        literal = true
-        continue
+    do throws(UsageError) {
+      while let word = reader.next() {
+        switch word {
+        case .option(let name, let inline):
+          switch name {
+          case "--socket":
+            global.socket = try reader.value(of: name, inline: inline, placeholder: "PATH")
+            continue
+          case "--json", "--help", "-h", "--version":
+            try CommandLineReader.noValue(name, inline: inline)
+            if name == "--json" { global.json = true }
+            if name == "--help" || name == "-h" { global.help = true }
+            if name == "--version" { global.version = true }
+            continue
+          default: break
+          }
+          if isGroup() && !descend() { throw UsageError("unknown option '\(name)'") }
+          guard
+            let spec = command.configuration.options.first(where: { $0.names.contains(name) })
+          else { throw UsageError("unknown option '\(name)'") }
+          let key = spec.names[0]
+          if !spec.repeatable && arguments.options[key] != nil {
+            throw UsageError("\(key) given more than once")
+          }
+          if let placeholder = spec.value {
+            arguments.options[key, default: []].append(
+              try reader.value(of: name, inline: inline, placeholder: placeholder))
+          } else {
+            try CommandLineReader.noValue(name, inline: inline)
+            arguments.options[key] = [""]
+          }
+        case .positional(let token):
+          if isGroup() {
+            if !reader.pastOptions,
+              let sub = command.configuration.subcommands.first(where: {
+                $0.configuration.name == token
+              })
+            {
+              command = sub
+              path.append(token)
+              continue
+            }
+            guard descend() else { throw UsageError("unknown command '\(token)'") }
+          }
+          arguments.positionals.append(token)
+        }
       }
-      if !literal && token.hasPrefix("-") && token != "-" {
-        var name = token
-        var inline: String?
-        if token.hasPrefix("--"), let eq = token.firstIndex(of: "=") {
-          name = String(token[..<eq])
-          inline = String(token[token.index(after: eq)...])
-        }
-        func takeValue(_ placeholder: String) throws(ParseFailure) -> String {
-          if let inline { return inline }
-          guard i < tokens.count else { throw failure("\(name) needs a value (\(placeholder))") }
-          i += 1
-          return tokens[i - 1]
-        }
-        switch name {
-        case "--socket":
-          global.socket = try takeValue("PATH")
-          continue
-        case "--json", "--help", "-h", "--version":
-          if inline != nil { throw failure("\(name) takes no value") }
-          if name == "--json" { global.json = true }
-          if name == "--help" || name == "-h" { global.help = true }
-          if name == "--version" { global.version = true }
-          continue
-        default: break
-        }
-        if isGroup() && !descend() { throw failure("unknown option '\(name)'") }
-        guard let spec = command.configuration.options.first(where: { $0.names.contains(name) })
-        else { throw failure("unknown option '\(name)'") }
-        let key = spec.names[0]
-        if !spec.repeatable && arguments.options[key] != nil {
-          throw failure("\(key) given more than once")
-        }
-        if let placeholder = spec.value {
-          arguments.options[key, default: []].append(try takeValue(placeholder))
-        } else {
-          if inline != nil { throw failure("\(name) takes no value") }
-          arguments.options[key] = [""]
-        }
-        continue
-      }
-      if isGroup() {
-        if !literal,
-          let sub = command.configuration.subcommands.first(where: {
-            $0.configuration.name == token
-          })
-        {
-          command = sub
-          path.append(token)
-          continue
-        }
-        guard descend() else { throw failure("unknown command '\(token)'") }
-      }
-      arguments.positionals.append(token)
+    } catch {
+      throw failure(error.message)
     }
     // `labelctl alerts --help` shows the group's help, which covers its default.
     if isGroup() && !global.help && !global.version && !descend() {
@@ -128,11 +118,5 @@ enum CommandParser {
   }
 
   /// Whether the user asked for help anywhere before `--` (then a parse error shows help).
-  static func asksForHelp(_ tokens: [String]) -> Bool {
-    for token in tokens {
-      if token == "--" { return false }
-      if token == "--help" || token == "-h" { return true }
-    }
-    return false
-  }
+  static func asksForHelp(_ tokens: [String]) -> Bool { CommandLineReader.asksForHelp(tokens) }
 }

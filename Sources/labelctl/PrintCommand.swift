@@ -1,4 +1,5 @@
 import Foundation
+import LabelCommandLine
 import LabelCore
 
 /// `labelctl print`: submit a job, and with `--wait` follow it to its end.

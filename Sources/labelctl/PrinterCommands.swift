@@ -1,3 +1,4 @@
+import LabelCommandLine
 import LabelCore
 
 /// `labelctl printers`: list, show, refresh.

@@ -1,4 +1,5 @@
 import Foundation
+import LabelCommandLine
 import LabelCore
 
 /// `labelctl products`: list, show, save, delete.

@@ -1,4 +1,5 @@
 import Foundation
+import LabelCommandLine
 import LabelCore
 
 /// What `render` and `preview` share: a template, its data, a target, an output file.

@@ -1,3 +1,4 @@
+import LabelCommandLine
 import LabelCore
 import LabelPOSIX
 

@@ -1,3 +1,4 @@
+import LabelCommandLine
 import LabelPOSIX
 
 #if canImport(Glibc)

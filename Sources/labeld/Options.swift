@@ -1,4 +1,5 @@
 import Foundation
+import LabelCommandLine
 import LabelCore
 import LabelDaemon
 import LabelLog
@@ -20,76 +21,117 @@ struct Options {
   /// The configuration file that was read, if any.
   var configPath: String?
 
-  static let usage = """
-    Usage: labeld [OPTIONS]
+  /// Every option, with its help (the `--help` page's rows, in this order).
+  static let specs: [OptionSpec] = [
+    OptionSpec(
+      "--socket", value: "PATH",
+      help: "Listen on PATH. Default, first that applies: $LABELD_SOCKET, "
+        + "$RUNTIME_DIRECTORY/labeld.sock, /run/labeld/labeld.sock (root), "
+        + "$XDG_RUNTIME_DIR/labeld.sock, /tmp/labeld-$UID/labeld.sock."),
+    OptionSpec(
+      "--state-dir", value: "DIR",
+      help: "Keep state (and simulator output) in DIR. Default: /var/lib/labeld (root), "
+        + "else $XDG_STATE_HOME/labeld or ~/.local/state/labeld."),
+    OptionSpec(
+      "--simulate", value: "NAME=LANGUAGE[,KEY=VALUE...]", repeatable: true,
+      help: "Add a simulated printer sim:NAME (repeatable). LANGUAGE is zpl or brother-ql. "
+        + "It writes each job's bytes to DIR/sim/NAME/<job>.<zpl|ql>. Keys: dpi=N, width=MM, "
+        + "length=MM (0: continuous), speed=LABELS_PER_MIN (0, the default, prints "
+        + "instantly), darkness=0..30 and finish=tear|cut|peel (rendered ZPL labels), "
+        + "model=NAME (the Brother QL model whose raster it takes, default QL-820NWB), "
+        + "accepting=no (it refuses jobs: 1002), keep=N (the files of the newest N jobs, "
+        + "default 1000). Defaults: zpl 203 dpi, 50.8 x 25.4 mm; brother-ql 300 dpi (its "
+        + "only resolution), 62 mm continuous."),
+    OptionSpec(
+      "--cups", "--no-cups",
+      help: "Add the CUPS server's queues as printers cups:QUEUE (default on). The server "
+        + "is libcups' own: $CUPS_SERVER, client.conf, else the local scheduler. When none "
+        + "answers labeld runs without CUPS printers, logs it once, and keeps looking."),
+    OptionSpec(
+      "--cups-language", value: "QUEUE=LANGUAGE", repeatable: true,
+      help: "Pin the language (zpl or brother-ql) of CUPS queue QUEUE (repeatable), for "
+        + "queues whose make and model do not say it (raw queues). Unpinned unknown queues "
+        + "print native documents only; templates for them answer 1007."),
+    OptionSpec(
+      "--seed", value: "DIR",
+      help: "Load DIR/products.json and DIR/templates.json into an empty store at start-up "
+        + "(demo data)."),
+    OptionSpec(
+      "--max-message-bytes", value: "N",
+      help: "Longest request line accepted (default 1048576)."),
+    OptionSpec(
+      "--max-queued-messages", value: "N",
+      help: "Outgoing messages a client may fall behind before it gets an overflow "
+        + "notification and is disconnected (default 1024)."),
+    OptionSpec(
+      "--alert-retention", value: "N",
+      help: "Alert events kept for `subscribe` replay (default 10000)."),
+    OptionSpec(
+      "--alert-retention-days", value: "N",
+      help: "Days an alert event is kept for replay (default 7)."),
+    OptionSpec(
+      "--job-history", value: "N",
+      help: "Ended jobs kept (default 10000); older ones are pruned."),
+    OptionSpec("--job-history-days", value: "N", help: "Days an ended job is kept (default 30)."),
+    OptionSpec(
+      "--interrupted-jobs", value: "resend|abort",
+      help: "A job that was printing when labeld stopped (crash, power cut): resend its "
+        + "interrupted copy (default; a missing label is worse than a duplicate) or abort it "
+        + "with reason jobAborted."),
+    OptionSpec(
+      "--busy-timeout-ms", value: "N",
+      help: "How long a save waits for a database lock held by another process before "
+        + "failing as `busy` (default 5000)."),
+    OptionSpec(
+      "--usb", "--no-usb",
+      help: "Look for USB printers (default) or not. Without a USB bus (a container) labeld "
+        + "goes on without them and says why."),
+    OptionSpec(
+      "--usb-timeout-ms", value: "N",
+      help: "How long a USB printer has to answer a status request (default 2000); every "
+        + "USB wait is bounded."),
+    OptionSpec(
+      "--log-level", value: "LEVEL",
+      help: "error, warning, notice, info (default) or debug."),
+    OptionSpec(
+      "--admin-group", value: "GROUP",
+      help: "Members of GROUP (and root, and labeld's own user) may use admin methods "
+        + "(printers.simulate) and cancel anyone's jobs (default labeld-admin; empty: "
+        + "nobody else)."),
+    OptionSpec(
+      "--socket-group", value: "GROUP",
+      help: "Group of a socket labeld creates itself (default labeld, when that group "
+        + "exists)."),
+    OptionSpec(
+      "--socket-mode", value: "MODE",
+      help: "Its permissions, octal (default 0660: its user and group). A socket passed by "
+        + "systemd keeps the unit's SocketMode."),
+    OptionSpec(
+      "--config", value: "FILE",
+      help: "Read settings from FILE (default /etc/labeld/labeld.conf, when it exists): one "
+        + "\"key = value\" per line, keys are these long options without \"--\"; flags "
+        + "override it. See labeld.conf(5)."),
+    OptionSpec("--no-config", help: "Read no configuration file."),
+    OptionSpec(
+      "--check-config",
+      help: "Read the configuration file and the flags, check every setting, print what "
+        + "would be used, and exit (0 when valid)."),
+    OptionSpec("--help", "-h", help: "Show this help and exit."),
+    OptionSpec("--version", help: "Show the version and exit."),
+  ]
 
-    labeld is a label-printer driver and print-job daemon. Clients (labelctl, apps) talk to
-    it over a Unix socket with JSON-RPC (protocol v1, see docs/protocol.md); every printer
-    failure and every failure to save reaches them on one ordered alert channel.
+  /// The `--help` page: the same layout as labelctl's (`HelpText`).
+  static var usage: String {
+    HelpText.usage(["labeld [OPTIONS]"]) + "\n\n"
+      + HelpText.wrap(
+        "labeld is a label-printer driver and print-job daemon. Clients (labelctl, apps) talk "
+          + "to it over a Unix socket with JSON-RPC (protocol v1, see docs/protocol.md); every "
+          + "printer failure and every failure to save reaches them on one ordered alert "
+          + "channel.", indent: 0)
+      + "\n\nOptions:\n" + HelpText.options(specs) + "\n" + footer
+  }
 
-    Options:
-      --socket PATH            Listen on PATH. Default, first that applies: $LABELD_SOCKET,
-                               $RUNTIME_DIRECTORY/labeld.sock, /run/labeld/labeld.sock (root),
-                               $XDG_RUNTIME_DIR/labeld.sock, /tmp/labeld-$UID/labeld.sock.
-      --state-dir DIR          Keep state (and simulator output) in DIR. Default:
-                               /var/lib/labeld (root), else $XDG_STATE_HOME/labeld or
-                               ~/.local/state/labeld.
-      --simulate NAME=LANGUAGE[,dpi=N][,width=MM][,length=MM][,speed=LABELS_PER_MIN][,accepting=no]
-                               Add a simulated printer sim:NAME (repeatable). LANGUAGE is
-                               zpl or brother-ql. It writes each job's bytes to
-                               DIR/sim/NAME/<job>.<zpl|ql>; speed=0 (default) prints
-                               instantly; darkness=0..30 and finish=tear|cut|peel go into
-                               rendered ZPL labels; accepting=no makes it refuse jobs (1002).
-                               Defaults: zpl 203 dpi, 50.8 x 25.4 mm; brother-ql 300 dpi
-                               (its only resolution), 62 mm continuous (length=0), raster
-                               for model=QL-820NWB (any Brother QL model name).
-                               keep=N keeps the files of the newest N jobs (default 1000).
-      --cups, --no-cups        Add the CUPS server's queues as printers cups:QUEUE (default
-                               on). The server is libcups' own: $CUPS_SERVER, client.conf,
-                               else the local scheduler. When none answers labeld runs
-                               without CUPS printers, logs it once, and keeps looking.
-      --cups-language QUEUE=LANGUAGE
-                               Pin the language (zpl or brother-ql) of CUPS queue QUEUE
-                               (repeatable), for queues whose make and model do not say it
-                               (raw queues). Unpinned unknown queues print native documents
-                               only; templates for them answer 1007.
-      --seed DIR               Load DIR/products.json and DIR/templates.json into an empty
-                               store at start-up (demo data).
-      --max-message-bytes N    Longest request line accepted (default 1048576).
-      --max-queued-messages N  Outgoing messages a client may fall behind before it gets
-                               an overflow notification and is disconnected (default 1024).
-      --alert-retention N      Alert events kept for `subscribe` replay (default 10000).
-      --alert-retention-days N Days an alert event is kept for replay (default 7).
-      --job-history N          Ended jobs kept (default 10000); older ones are pruned.
-      --job-history-days N     Days an ended job is kept (default 30).
-      --interrupted-jobs resend|abort
-                               A job that was printing when labeld stopped (crash, power
-                               cut): resend its interrupted copy (default; a missing label is
-                               worse than a duplicate) or abort it with reason jobAborted.
-      --busy-timeout-ms N      How long a save waits for a database lock held by another
-                               process before failing as `busy` (default 5000).
-      --usb, --no-usb          Look for USB printers (default) or not. Without a USB bus
-                               (a container) labeld goes on without them and says why.
-      --usb-timeout-ms N       How long a USB printer has to answer a status request
-                               (default 2000); every USB wait is bounded.
-      --log-level LEVEL        error, warning, notice, info (default) or debug.
-      --admin-group GROUP      Members of GROUP (and root, and labeld's own user) may use
-                               admin methods (printers.simulate) and cancel anyone's jobs
-                               (default labeld-admin; empty: nobody else).
-      --socket-group GROUP     Group of a socket labeld creates itself (default labeld,
-                               when that group exists).
-      --socket-mode MODE       Its permissions, octal (default 0660: its user and group).
-                               A socket passed by systemd keeps the unit's SocketMode.
-      --config FILE            Read settings from FILE (default /etc/labeld/labeld.conf,
-                               when it exists): one "key = value" per line, keys are these
-                               long options without "--"; flags override it. See
-                               labeld.conf(5).
-      --no-config              Read no configuration file.
-      --check-config           Read the configuration file and the flags, check every
-                               setting, print what would be used, and exit (0 when valid).
-      --help                   Show this help and exit.
-      --version                Show the version and exit.
-
+  static let footer = """
     Signals: SIGTERM/SIGINT stop gracefully (labels being printed are finished, waiting
     jobs stay queued for the next start); a second one exits at once. SIGHUP re-reads the
     configuration file: log-level, alert-retention[-days], job-history[-days] and
@@ -106,12 +148,7 @@ struct Options {
   static let defaultConfigPath = "/etc/labeld/labeld.conf"
 
   /// Options that take a value; each (but `--config`) is also a key of labeld.conf.
-  static let valueFlags: Set<String> = [
-    "--config", "--socket", "--state-dir", "--simulate", "--seed", "--max-message-bytes",
-    "--max-queued-messages", "--alert-retention", "--alert-retention-days", "--job-history",
-    "--job-history-days", "--interrupted-jobs", "--busy-timeout-ms", "--log-level",
-    "--admin-group", "--socket-group", "--socket-mode", "--cups-language", "--usb-timeout-ms",
-  ]
+  static let valueFlags = Set(specs.filter { $0.value != nil }.flatMap(\.names))
 
   /// labeld.conf keys without a command-line form of their own (`cups = yes|no`, which
   /// is `--cups`/`--no-cups` on the command line).
@@ -124,28 +161,29 @@ struct Options {
     _ args: [String], environment: [String: String], defaultConfig: String = defaultConfigPath
   ) throws(OptionsError) -> Options {
     var options = Options(config: DaemonConfig(socketPath: "", stateDirectory: ""))
-    // Split --flag=value, and pick out the flags that shape the parse itself.
+    // Pick out the flags that shape the parse itself; the rest apply in order.
     var flags: [(flag: String, value: String?)] = []
     var explicitConfig: String?
     var noConfig = false
-    var i = 0
-    while i < args.count {
-      var arg = args[i]
-      var inline: String?
-      if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "="),
-        valueFlags.contains(String(arg[..<eq]))
-      {
-        inline = String(arg[arg.index(after: eq)...])
-        arg = String(arg[..<eq])
-      }
-      if valueFlags.contains(arg) {
-        guard let value = inline ?? (i + 1 < args.count ? args[i + 1] : nil) else {
-          throw .usage("\(arg) needs a value")
+    var reader = CommandLineReader(args)
+    do throws(UsageError) {
+      while let word = reader.next() {
+        guard case .option(let name, let inline) = word else {
+          if case .positional(let argument) = word {
+            throw UsageError("unexpected argument \"\(argument)\"")
+          }
+          continue
         }
-        if inline == nil { i += 1 }
-        if arg == "--config" { explicitConfig = value } else { flags.append((arg, value)) }
-      } else {
-        switch arg {
+        guard let spec = specs.first(where: { $0.names.contains(name) }) else {
+          throw UsageError("unknown option \"\(name)\"")
+        }
+        if let placeholder = spec.value {
+          let value = try reader.value(of: name, inline: inline, placeholder: placeholder)
+          if name == "--config" { explicitConfig = value } else { flags.append((name, value)) }
+          continue
+        }
+        try CommandLineReader.noValue(name, inline: inline)
+        switch name {
         case "--help", "-h": options.showHelp = true
         case "--version": options.showVersion = true
         case "--check-config": options.checkConfig = true
@@ -154,10 +192,11 @@ struct Options {
         case "--no-cups": flags.append(("--cups", "no"))
         case "--usb": flags.append(("--usb", "yes"))
         case "--no-usb": flags.append(("--usb", "no"))
-        default: throw .usage("unknown option \"\(arg)\"")
+        default: throw UsageError("unknown option \"\(name)\"")
         }
       }
-      i += 1
+    } catch {
+      throw .usage(error.message)
     }
     var settings = Settings()
     if !noConfig {

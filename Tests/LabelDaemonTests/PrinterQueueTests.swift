@@ -93,8 +93,8 @@ import Testing
     let aborted = try await stack.wait(for: job.id, in: [.aborted])
     #expect(aborted.state == .aborted && aborted.error?.reason == .jobRejected)
     #expect(printer.copies.isEmpty)
-    await stack.channel.waitForDelivery()
-    let alert = try #require(client.notifications("alert").first)
+    // The job is aborted, then the alert raised: wait for it as a client would.
+    let alert = try #require(await client.first("alert"))
     #expect(alert["reason"] == .string("jobRejected") && alert["job"] == .int(job.id))
     #expect(alert["state"] == .string("active"))
   }
