@@ -47,8 +47,6 @@ package final class StateStore: @unchecked Sendable {
   /// the first item waiting (of the first lane that has one), so order within a lane is
   /// kept and nothing waits behind a later lane.
   private let waiting = Mutex<(accepted: WorkLine, requests: WorkLine)>((WorkLine(), WorkLine()))
-  /// SQLite's page cache for the one connection, in KiB (negative: a size, not pages).
-  package static let cacheKiB = -16_384
   /// Items of the first lane that share one commit at most.
   package static let batchLimit = 64
   /// Items of the second lane that share one commit at most.
@@ -300,14 +298,9 @@ package final class StateStore: @unchecked Sendable {
       let db = try Database(path: path)
       db.setBusyTimeout(milliseconds: busyTimeoutMS)
       // journal_size_limit: after a checkpoint the WAL file is cut back to 4 MiB, so a
-      // burst of work does not keep its high-water mark on disk forever. cache_size: 16 MiB
-      // of pages (SQLite's default is 2 MiB), enough for the interior pages of the jobs
-      // table and its four indexes with a million jobs queued, so a job's reads and writes
-      // keep costing the same as the file grows (docs/benchmarks.md, Soak). A bound: pages
-      // beyond it are read from the OS's cache again.
+      // burst of work does not keep its high-water mark on disk forever.
       try db.execute(
-        "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA journal_size_limit=4194304; "
-          + "PRAGMA cache_size=\(Self.cacheKiB)")
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA journal_size_limit=4194304")
       try Schema.migrate(db)
       database = db
       log.info("store: opened \(path) (schema \(Schema.version))")
