@@ -143,3 +143,27 @@ import Testing
     #expect(try Self.keys(store) == ["z"])
   }
 }
+
+/// The store's connection as it is opened: WAL, a full fsync per commit, and the WAL cut
+/// back after checkpoints.
+@Suite struct StoreSettingsTests {
+  @Test func theConnection_isOpenedWithTheStoresSettings() async throws {
+    let log = Logger(level: .error, sink: MemorySink())
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "labeld-settings-\(UUID().uuidString)"
+    ).path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let store = StateStore(directory: dir, log: log)
+    try store.open()
+    defer { store.close() }
+    func pragma(_ name: String) async throws -> String {
+      try await store.run { db throws(SQLiteError) in
+        try db.statement("PRAGMA \(name)").first { $0.string(0) ?? "" } ?? ""
+      }
+    }
+    #expect(try await pragma("journal_mode") == "wal")
+    #expect(try await pragma("synchronous") == "2")  // FULL
+    #expect(try await pragma("journal_size_limit") == "4194304")
+  }
+}
