@@ -132,16 +132,16 @@ struct Options {
   }
 
   static let footer = """
-    Signals: SIGTERM/SIGINT stop gracefully (labels being printed are finished, waiting
-    jobs stay queued for the next start); a second one exits at once. SIGHUP re-reads the
-    configuration file: log-level, alert-retention[-days], job-history[-days] and
-    admin-group apply at once; other changes are logged and wait for a restart.
-    Under systemd labeld reports readiness and feeds the watchdog (Type=notify) and takes
-    its socket from socket activation.
+    Signals: SIGTERM/SIGINT stop gracefully (labels being printed are finished,
+    waiting jobs stay queued for the next start); a second one exits at once.
+    SIGHUP re-reads the configuration file: log-level, alert-retention[-days],
+    job-history[-days] and admin-group apply at once; other changes are logged
+    and wait for a restart. Under systemd labeld reports readiness and feeds the
+    watchdog (Type=notify) and takes its socket from socket activation.
 
     Logs go to stderr with journald priority prefixes (<3> error ... <7> debug).
-    Exit status: 0 after SIGTERM/SIGINT, 64 for a usage error, 71 when it cannot start,
-    78 for a bad configuration file.
+    Exit status: 0 after SIGTERM/SIGINT, 64 for a usage error, 71 when it cannot
+    start, 78 for a bad configuration file.
     """
 
   /// The configuration file read when `--config` does not name one.

@@ -36,6 +36,9 @@ import Testing
     ] {
       #expect(out.contains(flag))
     }
+    // The page is laid out as labelctl's (HelpText): nothing wider than 80 columns.
+    let wide = out.split(separator: "\n").filter { $0.count > 80 }
+    #expect(wide.isEmpty, "\(wide)")
     let (vstatus, vout, _) = try Self.run(["--version"])
     #expect(vstatus == 0)
     #expect(vout.contains(LabelVersion.version))
