@@ -80,7 +80,7 @@ let package = Package(
       name: "LabelTestKit",
       dependencies: [
         "LabelCore", "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler", "LabelServer",
-        "LabelPOSIX",
+        "LabelPOSIX", "LabelLanguages",
       ]),
     // Both executables' command lines: option specs, one reader of words, the help layout.
     .target(name: "LabelCommandLine"),

@@ -83,9 +83,6 @@ package struct LabelSettings: Sendable, Equatable {
   /// The driver model raster labels are encoded for (Brother QL: "QL-820NWB").
   package var model: String?
 
-  /// The Brother QL model a printer is taken to be when nothing says otherwise.
-  package static let defaultBrotherQLModel = "QL-820NWB"
-
   package init(darkness: Int? = nil, finish: String? = nil, model: String? = nil) {
     self.darkness = darkness
     self.finish = finish

@@ -67,13 +67,9 @@ package struct LabelRenderer: Sendable {
         width: bitmap.width, height: bitmap.height)
     case .native:
       let bytes = try native(template, data: data, for: target)
-      let mediaType =
-        switch target.language {
-        case .zpl: "application/vnd.zebra-zpl"
-        case .brotherQL: "application/vnd.brother-ql-raster"
-        }
       return RenderResult(
-        format: "native", mediaType: mediaType, data: Data(bytes).base64EncodedString(),
+        format: "native", mediaType: target.language.profile.mediaType,
+        data: Data(bytes).base64EncodedString(),
         width: dots(template.media.widthMM, target.dpi),
         height: dots(template.media.lengthMM, target.dpi))
     }
@@ -268,7 +264,7 @@ package struct LabelRenderer: Sendable {
   private func brotherQL(_ target: Target, template: Template? = nil) throws(RPCError)
     -> (BrotherQLDriver, BrotherQLMedia, Media)
   {
-    let name = target.settings.model ?? LabelSettings.defaultBrotherQLModel
+    let name = target.settings.model ?? LanguageProfile.defaultBrotherQLModel
     guard let entry = DriverTable.models.first(where: { $0.name == name }) else {
       throw .unsupported("no Brother QL driver for model \(name)")
     }

@@ -1,4 +1,5 @@
 import LabelCore
+import LabelLanguages
 import LabelScheduler
 import Synchronization
 
@@ -44,7 +45,7 @@ package final class FakeTransport: PrinterTransport, FaultInjecting {
       State(
         printer: Printer(
           id: id, name: id, transport: .sim, model: "Fake printer", language: language,
-          dpi: language == .zpl ? 203 : 300,
+          dpi: language.profile.defaultDPI,
           media: Media(widthMM: 50.8, lengthMM: 25.4, kind: "labels"), uri: id,
           accepting: accepting)))
   }

@@ -32,12 +32,10 @@ package enum CUPSPrinterModel {
     let model = infer(q)
     let language = pin ?? model?.language
     let dpi: Int =
-      if let model, model.language == language { model.capabilities.dpi.first ?? 203 } else {
-        switch language {
-        case .zpl: 203
-        case .brotherQL: 300
-        case nil: 0
-        }
+      if let model, model.language == language {
+        model.capabilities.dpi.first ?? language?.profile.defaultDPI ?? 0
+      } else {
+        language?.profile.defaultDPI ?? 0
       }
     let described = [q.makeAndModel, q.info].filter { !$0.isEmpty }.joined(separator: " — ")
     return Printer(

@@ -33,9 +33,9 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
   ) {
     self.name = name
     self.language = language
-    self.dpi = dpi ?? (language == .zpl ? 203 : 300)
-    self.widthMM = widthMM ?? (language == .zpl ? 50.8 : 62)
-    self.lengthMM = lengthMM ?? (language == .zpl ? 25.4 : 0)
+    self.dpi = dpi ?? language.profile.defaultDPI
+    self.widthMM = widthMM ?? language.profile.defaultMedia.widthMM
+    self.lengthMM = lengthMM ?? language.profile.defaultMedia.lengthMM
     self.speed = speed
     self.accepting = accepting
   }
@@ -75,8 +75,8 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
         guard [152, 200, 203, 300, 600].contains(Int(d)) else {
           throw SpecError("\(name): dpi must be 152, 200, 203, 300 or 600")
         }
-        guard language != .brotherQL || Int(d) == 300 else {
-          throw SpecError("\(name): Brother QL printers print at 300 dpi")
+        if let only = language.profile.onlyDPI, Int(d) != only {
+          throw SpecError("\(name): \(language.rawValue) printers print at \(only) dpi")
         }
         spec.dpi = Int(d)
       case "model":
@@ -138,11 +138,7 @@ package final class SimulatedPrinter: PrinterTransport, FaultInjecting {
   }
 
   package var descriptor: Printer {
-    let model =
-      switch spec.language {
-      case .zpl: "Simulated ZPL printer"
-      case .brotherQL: "Simulated Brother \(spec.model ?? LabelSettings.defaultBrotherQLModel)"
-      }
+    let model = spec.language.profile.simulatedName(spec.model)
     return Printer(
       id: "sim:\(spec.name)", name: spec.name, transport: .sim, model: model,
       language: spec.language, dpi: spec.dpi,

@@ -1,5 +1,6 @@
 import Foundation
 import LabelCore
+import LabelLanguages
 
 extension Dispatcher {
   package func templatesGet(_ p: Params) async throws(RPCError) -> Reply {
@@ -83,7 +84,7 @@ extension Dispatcher {
       throw .invalidParams(
         field: "language", reason: "unknown language \"\(name)\" (one of \(known))")
     }
-    let dpi = try p.optionalInt("dpi", in: 100...1200) ?? (language == .zpl ? 203 : 300)
+    let dpi = try p.optionalInt("dpi", in: 100...1200) ?? language.profile.defaultDPI
     return LabelRenderer.Target(language: language, dpi: dpi, media: nil)
   }
 }
