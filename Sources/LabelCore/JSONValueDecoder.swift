@@ -43,6 +43,19 @@ private struct ValueDecoder: Decoder {
     return try T(from: self)
   }
 
+  /// The value as `T` where a value is required: null is `valueNotFound` (a `JSONValue`
+  /// takes null as it is).
+  func decodePresent<T: Decodable>(_ type: T.Type) throws -> T {
+    if value.isNull, T.self != JSONValue.self {
+      throw DecodingError.valueNotFound(
+        type,
+        .init(
+          codingPath: codingPath,
+          debugDescription: "Cannot get value of type \(T.self) -- found null value instead"))
+    }
+    return try decodeValue(type)
+  }
+
   private func decodeDate() throws -> Date {
     guard case .string(let text) = value else { throw mismatch(String.self, value, codingPath) }
     // JSONDecoder's .iso8601: an internet date-time without fractions.
@@ -159,15 +172,7 @@ private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
   func decodeNil(forKey key: Key) throws -> Bool { try member(key).value.isNull }
 
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    let decoder = try member(key)
-    if decoder.value.isNull, !(T.self == JSONValue.self) {
-      throw DecodingError.valueNotFound(
-        type,
-        .init(
-          codingPath: decoder.codingPath,
-          debugDescription: "Cannot get value of type \(T.self) -- found null value instead"))
-    }
-    return try decoder.decodeValue(type)
+    try member(key).decodePresent(type)
   }
 
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
@@ -227,15 +232,7 @@ private struct Unkeyed: UnkeyedDecodingContainer {
   }
 
   mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-    let decoder = try next(type)
-    if decoder.value.isNull, !(T.self == JSONValue.self) {
-      throw DecodingError.valueNotFound(
-        type,
-        .init(
-          codingPath: decoder.codingPath,
-          debugDescription: "Cannot get value of type \(T.self) -- found null value instead"))
-    }
-    return try decoder.decodeValue(type)
+    try next(type).decodePresent(type)
   }
 
   mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws

@@ -43,6 +43,33 @@ import Testing
     #expect(stack.channel.activeEvent(id: "printerError:fake:s") != nil)
   }
 
+  /// Params are decoded straight from the parsed request: a member of the wrong kind is
+  /// named down to its path (where decoding through JSONDecoder named no field for a
+  /// fraction in an integer), and nothing is saved.
+  @Test func aBadMemberDeepInParams_isNamed_andNothingIsSaved() async throws {
+    let stack = try TestStack()
+    defer { stack.close() }
+    let template =
+      #"{"name":"t","media":{"widthMM":50,"lengthMM":25},"elements":[{"type":"text","x":1,"y":1,"width":20,"height":5,"text":"hi","rotation":1.5}]}"#
+    let reply = try Self.decode(
+      await stack.call(
+        #"{"jsonrpc":"2.0","id":1,"method":"templates.save","params":{"template":\#(template)}}"#))
+    #expect(reply["error"]?["code"] == .int(-32602))
+    #expect(reply["error"]?["data"]?["field"] == .string("template.elements[0].rotation"))
+    let product = try Self.decode(
+      await stack.call(
+        #"{"jsonrpc":"2.0","id":2,"method":"products.save","params":{"product":{"sku":"A","name":"Tea","price":"1.00"}}}"#
+      ))
+    #expect(product["error"]?["code"] == .int(-32602))
+    #expect(product["error"]?["data"]?["field"] == .string("product.price"))
+    for (method, key, value) in [("templates.get", "name", "t"), ("products.get", "sku", "A")] {
+      let got = try Self.decode(
+        await stack.call(
+          #"{"jsonrpc":"2.0","id":3,"method":"\#(method)","params":{"\#(key)":"\#(value)"}}"#))
+      #expect(got["error"]?["code"] == .int(RPCErrorCode.notFound.rawValue), "\(method)")
+    }
+  }
+
   @Test func badRequests_getTheirCodes_andNothingReachesThePrinter() async throws {
     let stack = try TestStack()
     defer { stack.close() }
