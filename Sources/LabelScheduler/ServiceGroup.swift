@@ -34,47 +34,29 @@ package final class ServiceGroup: Sendable {
 
   /// A child's stop request, and the news that it returned.
   private final class Stop: Sendable {
-    private struct Flags {
-      var requested = false
-      var done = false
-      var untilRequested: [CheckedContinuation<Void, Never>] = []
-      var untilDone: [CheckedContinuation<Void, Never>] = []
-    }
-    private let flags = Mutex(Flags())
+    let requested = Latch()
+    let finished = Latch()
+  }
 
-    func request() {
-      let waiting = flags.withLock { f in
-        f.requested = true
-        defer { f.untilRequested = [] }
-        return f.untilRequested
+  /// Opens once; everyone waiting, and everyone who comes later, goes through.
+  private final class Latch: Sendable {
+    private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>(
+      (false, []))
+
+    func open() {
+      let waiting = state.withLock { s in
+        s.open = true
+        defer { s.waiting = [] }
+        return s.waiting
       }
       for c in waiting { c.resume() }
     }
 
-    func untilRequested() async {
+    func wait() async {
       await withCheckedContinuation { c in
-        let now = flags.withLock { f in
-          if !f.requested { f.untilRequested.append(c) }
-          return f.requested
-        }
-        if now { c.resume() }
-      }
-    }
-
-    func finished() {
-      let waiting = flags.withLock { f in
-        f.done = true
-        defer { f.untilDone = [] }
-        return f.untilDone
-      }
-      for c in waiting { c.resume() }
-    }
-
-    func untilFinished() async {
-      await withCheckedContinuation { c in
-        let now = flags.withLock { f in
-          if !f.done { f.untilDone.append(c) }
-          return f.done
+        let now = state.withLock { s in
+          if !s.open { s.waiting.append(c) }
+          return s.open
         }
         if now { c.resume() }
       }
@@ -90,12 +72,12 @@ package final class ServiceGroup: Sendable {
             // The service runs in a child of its own, cancelled when its stop comes.
             await withTaskGroup(of: Void.self) { inner in
               inner.addTask { await service.run() }
-              inner.addTask { await stop.untilRequested() }
+              inner.addTask { await stop.requested.wait() }
               _ = await inner.next()
               inner.cancelAll()
               await inner.waitForAll()
             }
-            stop.finished()
+            stop.finished.open()
           }
         }
         await group.waitForAll()
@@ -129,8 +111,8 @@ package final class ServiceGroup: Sendable {
       return (s.started, s.adder, s.group)
     }
     for (_, stop) in started.reversed() {
-      stop.request()
-      await stop.untilFinished()
+      stop.requested.open()
+      await stop.finished.wait()
     }
     adder?.finish()
     await group?.value

@@ -26,8 +26,6 @@ package final class FakeTransport: PrinterTransport, FaultInjecting {
     var copies: [Copy] = []
     /// Outcomes for the next copies, first first: a transport error instead of printing.
     var failures: [TransportError] = []
-    var faults: [Reason] = []
-    weak var sink: (any PrinterStatusSink)?
     /// While set, a copy waits here before it is printed (a label in progress).
     var held = false
     var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -39,6 +37,7 @@ package final class FakeTransport: PrinterTransport, FaultInjecting {
     var cancelled: [Int] = []
   }
   private let state: Mutex<State>
+  private let faults = InjectedFaults()
 
   package init(id: String = "fake:one", language: PrinterLanguage = .zpl, accepting: Bool = true) {
     state = Mutex(
@@ -109,22 +108,10 @@ package final class FakeTransport: PrinterTransport, FaultInjecting {
     state.withLock { $0.copies.append(Copy(job: job, copy: copy, bytes: bytes)) }
   }
 
-  package func monitor(_ sink: any PrinterStatusSink) async {
-    let faults = state.withLock { s in
-      s.sink = sink
-      return s.faults
-    }
-    if !faults.isEmpty { await sink.update(faults: faults) }
-  }
+  package func monitor(_ sink: any PrinterStatusSink) async { await faults.attach(sink) }
 
   /// The printer's status changes to `faults`; it reaches the queue through the sink.
-  package func inject(_ faults: [Reason]) async {
-    let sink = state.withLock { s in
-      s.faults = faults
-      return s.sink
-    }
-    await sink?.update(faults: faults)
-  }
+  package func inject(_ faults: [Reason]) async { await self.faults.set(faults) }
 
   package func cancel(job: Int) async {
     state.withLock { $0.cancelled.append(job) }

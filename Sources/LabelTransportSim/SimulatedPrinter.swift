@@ -123,11 +123,7 @@ package final class SimulatedPrinter: PrinterTransport, FaultInjecting {
   package let spec: SimulatedPrinterSpec
   package let directory: URL
   private let kept: OutputFiles
-  private struct Status {
-    var faults: [Reason] = []
-    weak var sink: (any PrinterStatusSink)?
-  }
-  private let status = Mutex(Status())
+  private let faults = InjectedFaults()
 
   package init(spec: SimulatedPrinterSpec, stateDirectory: URL) throws {
     self.spec = spec
@@ -148,21 +144,9 @@ package final class SimulatedPrinter: PrinterTransport, FaultInjecting {
       uri: "sim:\(spec.name)", accepting: spec.accepting)
   }
 
-  package func monitor(_ sink: any PrinterStatusSink) async {
-    let faults = status.withLock { s in
-      s.sink = sink
-      return s.faults
-    }
-    if !faults.isEmpty { await sink.update(faults: faults) }
-  }
+  package func monitor(_ sink: any PrinterStatusSink) async { await faults.attach(sink) }
 
-  package func inject(_ faults: [Reason]) async {
-    let sink = status.withLock { s in
-      s.faults = faults
-      return s.sink
-    }
-    await sink?.update(faults: faults)
-  }
+  package func inject(_ faults: [Reason]) async { await self.faults.set(faults) }
 
   package var labelSettings: LabelSettings {
     LabelSettings(darkness: spec.darkness, finish: spec.finish, model: spec.model)
