@@ -7,14 +7,6 @@ public enum TransportKind: String, Codable, Sendable {
 public enum PrinterLanguage: String, Codable, Sendable, CaseIterable {
   case zpl
   case brotherQL = "brother-ql"
-
-  /// The file extension used for this language's output (simulator spool files).
-  public var fileExtension: String {
-    switch self {
-    case .zpl: return "zpl"
-    case .brotherQL: return "ql"
-    }
-  }
 }
 
 /// IPP printer state.
@@ -107,5 +99,14 @@ extension Printer {
     try c.encodeIfPresent(media, forKey: .media)
     try c.encodeIfPresent(uri, forKey: .uri)
     try c.encode(accepting, forKey: .accepting)
+  }
+}
+
+extension PrinterLanguage {
+  /// Every identifier, for help and messages: "zpl or brother-ql".
+  public static var spokenList: String {
+    let names = allCases.map(\.rawValue)
+    guard names.count > 1 else { return names.joined() }
+    return names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
   }
 }

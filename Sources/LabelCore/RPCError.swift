@@ -85,7 +85,7 @@ public struct RPCError: Error, Sendable, Equatable {
     var how = "send a native document"
     if printer.transport == .cups {
       how +=
-        ", or pin the queue's language: labeld --cups-language \(printer.name)=zpl (or brother-ql)"
+        ", or pin the queue's language: labeld --cups-language \(printer.name)=LANGUAGE (\(PrinterLanguage.spokenList))"
     }
     return unsupported(
       "the language of \(printer.id) is not known (model \"\(printer.model)\"), so labeld cannot render for it; \(how)"

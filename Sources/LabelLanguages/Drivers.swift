@@ -36,6 +36,11 @@ public struct Capabilities: Sendable, Equatable {
 /// USB ids and the IEEE-1284 id fields (`DriverTable.match`).
 public struct ModelEntry: Sendable, Equatable {
   public var name: String
+  /// The maker, where the row knows it for certain; nil takes the device's own
+  /// manufacturer string (then the language's `make`).
+  public var make: String?
+  /// The name a person reads: "Brother QL-820NWB", "Zebra ZD420".
+  public var displayName: String
   public var language: PrinterLanguage
   public var vendorID: UInt16
   /// Nil when no product id is known for certain; matching then relies on the device id.
@@ -56,7 +61,8 @@ public enum DriverTable {
   public static let models: [ModelEntry] =
     BrotherQLModel.all.map { m in
       ModelEntry(
-        name: m.name, language: .brotherQL, vendorID: brotherVendor, productID: m.usbProductID,
+        name: m.name, make: "Brother", displayName: "Brother \(m.name)", language: .brotherQL,
+        vendorID: brotherVendor, productID: m.usbProductID,
         modelPrefixes: [m.name.lowercased()],
         capabilities: Capabilities(
           dpi: m.hasHighResolution ? [300, 600] : [300], widthMM: 12...(m.isWide ? 102 : 62),
@@ -70,7 +76,8 @@ public enum DriverTable {
     -> ModelEntry
   {
     ModelEntry(
-      name: name, language: .zpl, vendorID: zebraVendor, productID: nil,
+      name: name, make: nil, displayName: name, language: .zpl, vendorID: zebraVendor,
+      productID: nil,
       modelPrefixes: prefixes.map { $0.lowercased() },
       capabilities: Capabilities(
         dpi: dpi, widthMM: 10...widthMM,
@@ -94,6 +101,11 @@ public enum DriverTable {
   public static let genericZPL = zebra(
     "Generic ZPL printer", [], dpi: [203, 300, 600], widthMM: 104, cutter: true)
 
+  /// The row named `name` for `language` (the generic ZPL row included).
+  public static func model(named name: String, language: PrinterLanguage) -> ModelEntry? {
+    (models + [genericZPL]).first { $0.name == name && $0.language == language }
+  }
+
   /// The best model for a device, with its score; nil when nothing fits. Points:
   /// vendor+product id 100, model name in MDL 50, vendor id 10, a known command set
   /// (ZPL; PT-CBP or a QL model for Brother raster) 20. A ZPL-speaking device with no
@@ -111,15 +123,20 @@ public enum DriverTable {
         if let productID, productID == entry.productID { score += 100 }
       }
       if !mdl.isEmpty, entry.modelPrefixes.contains(where: { mdl.contains($0) }) { score += 50 }
-      switch entry.language {
-      case .zpl: if commands.contains(where: { $0.hasPrefix("ZPL") }) { score += 20 }
-      case .brotherQL: if commands.contains("PT-CBP") || mdl.hasPrefix("ql-") { score += 20 }
-      }
+      if entry.language.profile.speaks(commands, mdl) { score += 20 }
       // A bare vendor match is not a model match.
       guard score > 30 else { continue }
       if score > (best?.1 ?? 0) { best = (entry, score) }
     }
-    if best == nil, commands.contains(where: { $0.hasPrefix("ZPL") }) { return (genericZPL, 20) }
+    if best == nil {
+      for profile in LanguageProfile.all where profile.speaks(commands, mdl) {
+        if let name = profile.fallbackModel,
+          let row = model(named: name, language: profile.language)
+        {
+          return (row, 20)
+        }
+      }
+    }
     return best.map { ($0.0, $0.1) }
   }
 }

@@ -9,108 +9,77 @@ public struct DriverError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// A printer language, the PAPPL/LPrint way: what it can do (the model rows of
 /// `DriverTable`), how a page becomes its bytes, how to ask the printer how it is, and how
-/// to read the answer. Transports (USB, CUPS) hold one per printer and never look inside
-/// the bytes.
+/// to read the answer. Transports (USB, CUPS) and the renderer hold one per printer and
+/// never look inside the bytes: nothing outside this layer switches on the language.
+///
+/// A new language is a driver file conforming to this, its `LanguageProfile` row, its
+/// model rows, and tests.
 public protocol LanguageDriver: Sendable {
   var language: PrinterLanguage { get }
   /// The model this driver was chosen for.
   var model: ModelEntry { get }
+
+  // MARK: Pages
+
+  /// The media to encode for when the printer's is not known; `labelWidthMM` is the
+  /// label's own width where there is a label.
+  func assumedMedia(labelWidthMM: Double?) -> Media
+  /// Where a page's dots go on `media` at `dpi`; media this printer cannot take throws.
+  func pageArea(media: Media, dpi: Int) throws(DriverError) -> PageArea
   /// One job printing `pages` (1-bit, at the printer's dpi) on the loaded media.
   func encode(pages: [Bitmap], media: Media, dpi: Int) throws(DriverError) -> [UInt8]
+
+  // MARK: Status
+
   /// The bytes that ask the printer for its status.
   var statusRequest: [UInt8] { get }
+  /// Sent before `statusRequest` when the printer may be in the middle of a command
+  /// (Brother: NULs and `ESC @`); empty for most languages.
+  var statusPreamble: [UInt8] { get }
+  /// The status request's name, for messages ("~HQES").
+  var statusRequestName: String { get }
+  /// The first status message at the front of `input`, if there is one yet.
+  func scanStatus(_ input: ArraySlice<UInt8>) -> StatusScan
   /// The printer's faults in a status reply; a short or garbled reply throws.
   func faults(inStatus reply: [UInt8]) throws(DriverError) -> [Reason]
+  /// What a job of this language asks of the printer (pages, media), read from its bytes.
+  func jobFacts(_ bytes: [UInt8]) -> JobFacts
 }
 
-/// ZPL II printers: pages as `^GFA` graphics, status from `~HQES`.
-public struct ZPLDriver: LanguageDriver {
-  public let model: ModelEntry
-  public var options: ZPLOptions?
-  public init(model: ModelEntry = DriverTable.genericZPL, options: ZPLOptions? = nil) {
-    self.model = model
-    self.options = options
-  }
-  public var language: PrinterLanguage { .zpl }
-
-  /// Each page as a `^GFA` label at the top-left; `^PW`/`^LL` from `media` (a width of 0
-  /// means it is not known, and then no `^PW` is sent).
-  public func encode(pages: [Bitmap], media: Media, dpi: Int) throws(DriverError) -> [UInt8] {
-    var opts = options ?? ZPLOptions(dpi: dpi)
-    opts.dpi = dpi
-    opts.media = ZPLMedia(media, dpi: dpi)
-    return Array(pages.map { ZPLEncoder.label($0, options: opts) }.joined().utf8)
-  }
-
-  public var statusRequest: [UInt8] { Array(ZebraExtendedStatus.request.utf8) }
-
-  public func faults(inStatus reply: [UInt8]) throws(DriverError) -> [Reason] {
-    do {
-      return try ZebraExtendedStatus(reply).reasons
-    } catch {
-      throw DriverError("\(model.name): unreadable ~HQES reply: \(error)")
-    }
-  }
+extension LanguageDriver {
+  public var statusPreamble: [UInt8] { [] }
+  /// A job the driver cannot read is one page for whatever media is loaded.
+  public func jobFacts(_ bytes: [UInt8]) -> JobFacts { JobFacts(pages: 1) }
 }
 
-/// Brother QL printers: pages as raster lines, status from the 32-byte `ESC i S` reply.
-public struct BrotherQLDriver: LanguageDriver {
-  public let model: ModelEntry
-  public let ql: BrotherQLModel
-  public var cut = true
-
-  public init(model: ModelEntry) throws(DriverError) {
-    guard model.language == .brotherQL, let ql = BrotherQLModel.named(model.name) else {
-      throw DriverError("\(model.name) is not a Brother QL model")
-    }
-    self.model = model
-    self.ql = ql
-  }
-
-  public var language: PrinterLanguage { .brotherQL }
-
-  /// The roll that `media` describes (width, and length 0 for continuous).
-  public func roll(for media: Media) throws(DriverError) -> BrotherQLMedia {
-    let width = roundedClamped(media.widthMM, to: 0...10_000)
-    let found =
-      media.lengthMM == 0
-      ? BrotherQLMedia.continuous(widthMM: width)
-      : BrotherQLMedia.matching(
-        widthMM: width, lengthMM: roundedClamped(media.lengthMM, to: 0...100_000), kind: .dieCut)
-    guard let found else {
-      throw DriverError("no Brother QL roll is \(media.widthMM) x \(media.lengthMM) mm")
-    }
-    return found
-  }
-
-  public func encode(pages: [Bitmap], media: Media, dpi: Int) throws(DriverError) -> [UInt8] {
-    let roll = try roll(for: media)
-    do {
-      let encoder = try BrotherQLEncoder(
-        BrotherQLOptions(model: ql, media: roll, cut: cut, highResolution: dpi == 600))
-      return try encoder.encode(pages)
-    } catch {
-      throw DriverError("\(ql.name): \(error)")
-    }
-  }
-
-  public var statusRequest: [UInt8] { BrotherQLStatus.request }
-
-  public func faults(inStatus reply: [UInt8]) throws(DriverError) -> [Reason] {
-    do {
-      return try BrotherQLStatus(reply).reasons
-    } catch {
-      throw DriverError("\(ql.name): unreadable status reply: \(error)")
-    }
-  }
+/// A language whose printers draw a template themselves (text and barcodes as commands,
+/// not dots): the renderer sends the template, with only its images rasterised.
+public protocol TemplateEncoding: LanguageDriver {
+  /// One label for `template` filled with `data` on `media` at `dpi`; `images` holds each
+  /// image element rasterised at `dpi`, by element index.
+  func encode(
+    template: Template, data: [String: String], images: [Int: Bitmap], media: Media, dpi: Int
+  ) throws(LabelError) -> [UInt8]
 }
 
 extension DriverTable {
-  /// The driver for a matched model.
-  public static func driver(for model: ModelEntry) throws(DriverError) -> any LanguageDriver {
-    switch model.language {
-    case .zpl: return ZPLDriver(model: model)
-    case .brotherQL: return try BrotherQLDriver(model: model)
+  /// The driver for a matched model, built with `settings` (darkness, finishing).
+  public static func driver(for model: ModelEntry, settings: LabelSettings = LabelSettings())
+    throws(DriverError) -> any LanguageDriver
+  {
+    try model.language.profile.makeDriver(model, settings)
+  }
+
+  /// The driver for `language` with `settings`: the model `settings.model` names, else
+  /// the language's default model.
+  public static func driver(for language: PrinterLanguage, settings: LabelSettings)
+    throws(DriverError) -> any LanguageDriver
+  {
+    let profile = language.profile
+    let name = settings.model ?? profile.defaultModel
+    guard let model = model(named: name, language: language) else {
+      throw DriverError("no \(profile.displayName) driver for model \(name)")
     }
+    return try driver(for: model, settings: settings)
   }
 }

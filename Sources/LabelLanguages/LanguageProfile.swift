@@ -5,6 +5,21 @@ import LabelCore
 /// switches on the language for a default. A new language is a new row.
 public struct LanguageProfile: Sendable, Equatable {
   public var language: PrinterLanguage
+  /// The language as people name it: "ZPL II", "Brother QL".
+  public var displayName: String
+  /// The extension of a file holding a job's bytes (the simulator's output files).
+  public var fileExtension: String
+  /// The maker a printer of this language is taken to be when its device does not say.
+  public var make: String
+  /// The `DriverTable` model a printer of this language is taken to be when nothing says
+  /// which.
+  public var defaultModel: String
+  /// The models a simulated printer may be given (`model=`), where the language's models
+  /// encode differently; empty where they do not.
+  public var simulatedModels: [String]
+  /// The model a device that speaks the language but matches no row is driven as (any
+  /// ZPL printer is the generic ZPL row); nil: such a device is not driven.
+  public var fallbackModel: String?
   /// The resolution a printer of this language is taken to have.
   public var defaultDPI: Int
   /// The only resolution the language's printers have, where there is one (Brother QL:
@@ -17,29 +32,56 @@ public struct LanguageProfile: Sendable, Equatable {
   /// What a simulated printer of this language calls itself; `model` is the driver model
   /// it takes the raster of, where the language has models that differ (Brother QL).
   public var simulatedName: @Sendable (_ model: String?) -> String
+  /// Whether an IEEE-1284 device id says the device speaks this language: its command
+  /// sets (`CMD:`) and its lower-case model (`MDL:`).
+  public var speaks: @Sendable (_ commandSets: [String], _ model: String) -> Bool
+  /// The driver for one of this language's models.
+  public var makeDriver:
+    @Sendable (ModelEntry, LabelSettings) throws(DriverError) -> any LanguageDriver
 
   public static func == (a: LanguageProfile, b: LanguageProfile) -> Bool {
-    a.language == b.language && a.defaultDPI == b.defaultDPI && a.onlyDPI == b.onlyDPI
+    a.language == b.language && a.displayName == b.displayName
+      && a.fileExtension == b.fileExtension && a.make == b.make
+      && a.defaultModel == b.defaultModel && a.simulatedModels == b.simulatedModels
+      && a.fallbackModel == b.fallbackModel
+      && a.defaultDPI == b.defaultDPI && a.onlyDPI == b.onlyDPI
       && a.defaultMedia == b.defaultMedia && a.mediaType == b.mediaType
   }
 
   /// The Brother QL model a printer is taken to be when nothing says otherwise.
   public static let defaultBrotherQLModel = "QL-820NWB"
 
+  /// The languages that have `simulatedModels`, for messages.
+  public static var withSimulatedModels: [PrinterLanguage] {
+    all.filter { !$0.simulatedModels.isEmpty }.map(\.language)
+  }
+
   /// ZPL II: 203 dpi desktop printers, a 2 x 1 in label (Zebra Programming Guide: the
   /// GK/GX/ZD desktop family's standard head).
   public static let zpl = LanguageProfile(
-    language: .zpl, defaultDPI: 203, onlyDPI: nil,
+    language: .zpl, displayName: "ZPL II", fileExtension: "zpl", make: "Zebra",
+    defaultModel: DriverTable.genericZPL.name, simulatedModels: [],
+    fallbackModel: DriverTable.genericZPL.name,
+    defaultDPI: 203, onlyDPI: nil,
     defaultMedia: Media(widthMM: 50.8, lengthMM: 25.4, kind: "labels"),
-    mediaType: "application/vnd.zebra-zpl", simulatedName: { _ in "Simulated ZPL printer" })
+    mediaType: "application/vnd.zebra-zpl", simulatedName: { _ in "Simulated ZPL printer" },
+    // CMD:ZPL (or ZPL2) in the device id.
+    speaks: { commands, _ in commands.contains(where: { $0.hasPrefix("ZPL") }) },
+    makeDriver: { model, settings in ZPLDriver(model: model, settings: settings) })
 
   /// Brother QL: 300 dpi heads only (Brother's QL raster command reference), a 62 mm
   /// continuous roll (DK-22205), the most common.
   public static let brotherQL = LanguageProfile(
-    language: .brotherQL, defaultDPI: 300, onlyDPI: 300,
+    language: .brotherQL, displayName: "Brother QL", fileExtension: "ql", make: "Brother",
+    defaultModel: defaultBrotherQLModel, simulatedModels: BrotherQLModel.all.map(\.name),
+    fallbackModel: nil,
+    defaultDPI: 300, onlyDPI: 300,
     defaultMedia: Media(widthMM: 62, lengthMM: 0, kind: "continuous"),
     mediaType: "application/vnd.brother-ql-raster",
-    simulatedName: { model in "Simulated Brother \(model ?? defaultBrotherQLModel)" })
+    simulatedName: { model in "Simulated Brother \(model ?? defaultBrotherQLModel)" },
+    // Brother's raster command set is "PT-CBP"; some firmwares only name the model.
+    speaks: { commands, model in commands.contains("PT-CBP") || model.hasPrefix("ql-") },
+    makeDriver: { model, _ throws(DriverError) in try BrotherQLDriver(model: model) })
 
   public static let all: [LanguageProfile] = [zpl, brotherQL]
 }

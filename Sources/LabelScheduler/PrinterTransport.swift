@@ -75,21 +75,6 @@ package protocol FaultInjecting: Sendable {
   func inject(_ faults: [Reason]) async
 }
 
-/// Per-printer settings that rendered labels carry.
-package struct LabelSettings: Sendable, Equatable {
-  package var darkness: Int?
-  /// "tear", "cut" or "peel".
-  package var finish: String?
-  /// The driver model raster labels are encoded for (Brother QL: "QL-820NWB").
-  package var model: String?
-
-  package init(darkness: Int? = nil, finish: String? = nil, model: String? = nil) {
-    self.darkness = darkness
-    self.finish = finish
-    self.model = model
-  }
-}
-
 extension PrinterTransport {
   package var labelSettings: LabelSettings { LabelSettings() }
 

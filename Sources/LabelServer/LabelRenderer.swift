@@ -8,11 +8,12 @@ import LabelStore
 /// Turns a template and its data into a printer's bytes or a preview, and PNG documents
 /// into a printer's bytes.
 ///
-/// ZPL printers get native ZPL II (text and barcodes drawn by the printer; image elements
-/// as `^GFA` graphics). Brother QL printers get the rasterised label: the template drawn
-/// at 300 dpi and cut to the roll's printable area. A PNG preview for a printer is that
-/// printer's label: for a Brother QL, the very bitmap it prints, with the unprintable
-/// margins left white.
+/// Everything language-specific comes from the printer's driver: a language that draws
+/// templates itself (`TemplateEncoding`: ZPL II, text and barcodes as commands, images as
+/// graphics) gets the template; any other gets the label rasterised at its resolution and
+/// cut to its driver's printable area (Brother QL: the roll's). A PNG preview for a
+/// printer is that printer's label: for a raster printer, the very bitmap it prints, with
+/// the unprintable margins left white.
 package struct LabelRenderer: Sendable {
   package enum Format: String, Sendable { case png, native }
 
@@ -106,37 +107,19 @@ package struct LabelRenderer: Sendable {
     }
     let target = Target(
       language: language, dpi: printer.dpi, media: printer.media, settings: settings)
-    switch language {
-    case .zpl:
-      if let media = printer.media {
-        let width = dots(media.widthMM, printer.dpi)
-        let length = media.lengthMM > 0 ? dots(media.lengthMM, printer.dpi) : nil
-        if size.width > width || length.map({ size.height > $0 }) == true {
-          throw .unsupported(
-            "the PNG is \(size.width) x \(size.height) pixels but \(printer.id)'s "
-              + "\(mediaName(media)) label is \(width) x \(length.map(String.init) ?? "any") "
-              + "dots at \(printer.dpi) dpi; send an image no larger, at one pixel per dot")
-        }
-      }
-      let bitmap = try decode(png)
-      do {
-        return try zplDriver(target).encode(
-          pages: [bitmap], media: printer.media ?? Media(widthMM: 0, lengthMM: 0),
-          dpi: printer.dpi)
-      } catch {
-        throw .unsupported(error.message)
-      }
-    case .brotherQL:
-      let (driver, roll, media) = try brotherQL(target)
-      let lengthLimit =
-        roll.kind == .dieCut ? roll.printableLength : driver.ql.lineRange.upperBound
-      if size.width > roll.printableWidth || size.height > lengthLimit {
-        throw .unsupported(
-          "the PNG is \(size.width) x \(size.height) pixels but \(printer.id)'s \(roll.id) mm "
-            + "roll prints \(roll.printableWidth) dots across and at most \(lengthLimit) lines "
-            + "at 300 dpi; send an image no larger, at one pixel per dot")
-      }
-      return try encodeQL([try decode(png)], driver: driver, media: media, dpi: target.dpi)
+    let (driver, media) = try driver(target, labelWidthMM: nil)
+    let dpi = try rasterDPI(target, encoding: true)
+    let area = try unsupported { () throws(DriverError) in
+      try driver.pageArea(media: media, dpi: dpi)
+    }
+    guard area.fits(width: size.width, height: size.height) else {
+      throw .unsupported(
+        "the PNG is \(size.width) x \(size.height) pixels but \(printer.id)'s \(area); send an "
+          + "image no larger, at one pixel per dot")
+    }
+    let bitmap = try decode(png)
+    return try unsupported { () throws(DriverError) in
+      try driver.encode(pages: [bitmap], media: media, dpi: dpi)
     }
   }
 
@@ -146,44 +129,53 @@ package struct LabelRenderer: Sendable {
     }
   }
 
-  // MARK: - Languages
+  // MARK: - Through the driver
 
+  /// The printer's bytes: a language that draws templates itself gets the template (its
+  /// images rasterised); any other gets the label drawn and cut to the printable area.
   private func native(_ template: Template, data: [String: String], for target: Target)
     throws(RPCError) -> [UInt8]
   {
-    switch target.language {
-    case .zpl:
-      var images: [Int: Bitmap] = [:]
-      var imageDots = 0
-      for (index, element) in template.elements.enumerated() {
-        guard case .image(let image) = element else { continue }
-        // All images of a label together stay within the pixel budget, checked before
-        // each is drawn: each becomes a bitmap kept until the label is encoded.
-        imageDots += max(1, dots(image.width, target.dpi)) * max(1, dots(image.height, target.dpi))
-        guard imageDots <= LabelRasteriser.maxPixels else {
-          throw .invalidParams(
-            field: "elements[\(index)]",
-            reason: "the label's images come to more than \(LabelRasteriser.maxPixels) dots "
-              + "at \(target.dpi) dpi")
-        }
-        images[index] = try labelError { () throws(LabelError) in
-          try rasteriser.render(image, dpi: target.dpi, path: "elements[\(index)]")
-        }
-      }
+    let (driver, media) = try driver(target, labelWidthMM: template.media.widthMM)
+    if let drawing = driver as? any TemplateEncoding {
+      let images = try images(of: template, dpi: target.dpi)
       let sized = try fittingQRCodes(template, data: data, dpi: target.dpi)
-      let zpl = try labelError { () throws(LabelError) in
-        try ZPLEncoder.label(sized, data: data, options: zplOptions(target), images: images)
+      return try labelError { () throws(LabelError) in
+        try drawing.encode(
+          template: sized, data: data, images: images, media: media, dpi: target.dpi)
       }
-      return Array(zpl.utf8)
-    case .brotherQL:
-      let (driver, roll, media) = try brotherQL(target, template: template)
-      let page = try printedArea(template, data: data, roll: roll).page
-      return try encodeQL([page], driver: driver, media: media, dpi: target.dpi)
+    }
+    let dpi = try rasterDPI(target, encoding: true)
+    let page = try printedArea(template, data: data, driver: driver, media: media, dpi: dpi).page
+    return try unsupported { () throws(DriverError) in
+      try driver.encode(pages: [page], media: media, dpi: dpi)
     }
   }
 
+  /// Each image element rasterised at `dpi`, by index, for a printer that draws the rest.
+  private func images(of template: Template, dpi: Int) throws(RPCError) -> [Int: Bitmap] {
+    var images: [Int: Bitmap] = [:]
+    var imageDots = 0
+    for (index, element) in template.elements.enumerated() {
+      guard case .image(let image) = element else { continue }
+      // All images of a label together stay within the pixel budget, checked before
+      // each is drawn: each becomes a bitmap kept until the label is encoded.
+      imageDots += max(1, dots(image.width, dpi)) * max(1, dots(image.height, dpi))
+      guard imageDots <= LabelRasteriser.maxPixels else {
+        throw .invalidParams(
+          field: "elements[\(index)]",
+          reason: "the label's images come to more than \(LabelRasteriser.maxPixels) dots "
+            + "at \(dpi) dpi")
+      }
+      images[index] = try labelError { () throws(LabelError) in
+        try rasteriser.render(image, dpi: dpi, path: "elements[\(index)]")
+      }
+    }
+    return images
+  }
+
   /// QR codes without a `moduleWidth` get the module that fits their `height`, as the
-  /// rasteriser draws them, so a ZPL printer's `^BQ` symbol has the same size.
+  /// rasteriser draws them, so a printer's own symbol (ZPL `^BQ`) has the same size.
   private func fittingQRCodes(_ template: Template, data: [String: String], dpi: Int)
     throws(RPCError) -> Template
   {
@@ -209,32 +201,36 @@ package struct LabelRenderer: Sendable {
     return out
   }
 
-  /// The label as a picture: for Brother QL, exactly what it prints.
+  /// The label as a picture: for a raster printer, exactly what it prints (with its
+  /// unprintable margins white); for one that draws templates, the template drawn.
   private func preview(_ template: Template, data: [String: String], for target: Target)
     throws(RPCError) -> Bitmap
   {
-    switch target.language {
-    case .zpl:
+    let (driver, media) = try driver(target, labelWidthMM: template.media.widthMM)
+    if driver is any TemplateEncoding {
       return try labelError { () throws(LabelError) in
         try rasteriser.render(template, data: data, dpi: target.dpi)
       }
-    case .brotherQL:
-      let (_, roll, _) = try brotherQL(target, template: template)
-      return try printedArea(template, data: data, roll: roll).preview
     }
+    let dpi = try rasterDPI(target, encoding: false)
+    return try printedArea(template, data: data, driver: driver, media: media, dpi: dpi).preview
   }
 
-  /// The template drawn at 300 dpi, cut to the roll's printable area (centred on the
-  /// label): the page a Brother QL prints, and the full label with white margins.
-  private func printedArea(_ template: Template, data: [String: String], roll: BrotherQLMedia)
-    throws(RPCError) -> (page: Bitmap, preview: Bitmap)
-  {
-    let full = try labelError { () throws(LabelError) in
-      try rasteriser.render(template, data: data, dpi: 300)
+  /// The template drawn at `dpi`, cut to the printable area (centred on the label): the
+  /// page a raster printer prints, and the full label with white margins.
+  private func printedArea(
+    _ template: Template, data: [String: String], driver: any LanguageDriver, media: Media,
+    dpi: Int
+  ) throws(RPCError) -> (page: Bitmap, preview: Bitmap) {
+    let area = try unsupported { () throws(DriverError) in
+      try driver.pageArea(media: media, dpi: dpi)
     }
-    let width = min(full.width, roll.printableWidth)
+    let full = try labelError { () throws(LabelError) in
+      try rasteriser.render(template, data: data, dpi: dpi)
+    }
+    let width = min(full.width, area.width ?? full.width)
     let x0 = (full.width - width) / 2
-    let height = roll.kind == .dieCut ? min(full.height, roll.printableLength) : full.height
+    let height = min(full.height, area.length ?? full.height)
     let y0 = (full.height - height) / 2
     var page = Bitmap(width: width, height: height)
     var preview = Bitmap(width: full.width, height: full.height)
@@ -247,54 +243,31 @@ package struct LabelRenderer: Sendable {
     return (page, preview)
   }
 
-  /// The printer's settings, and its media (for `^PW`/`^LL`) when it is known.
-  private func zplOptions(_ target: Target) -> ZPLOptions {
-    ZPLOptions(
-      dpi: target.dpi, darkness: target.settings.darkness,
-      mode: target.settings.finish.flatMap { ["tear": .tear, "cut": .cut, "peel": .peel][$0] },
-      media: target.media.flatMap { ZPLMedia($0, dpi: target.dpi) })
-  }
-
-  private func zplDriver(_ target: Target) -> ZPLDriver {
-    ZPLDriver(options: zplOptions(target))
-  }
-
-  /// The Brother QL driver and roll for `target`: the printer's model (QL-820NWB unless
-  /// configured) and its loaded media, or a roll as wide as the template.
-  private func brotherQL(_ target: Target, template: Template? = nil) throws(RPCError)
-    -> (BrotherQLDriver, BrotherQLMedia, Media)
+  /// The driver for `target` (its printer's model, or the language's default) and the
+  /// media to encode for: the printer's, or what the driver assumes for this label.
+  private func driver(_ target: Target, labelWidthMM: Double?) throws(RPCError)
+    -> (any LanguageDriver, Media)
   {
-    let name = target.settings.model ?? LanguageProfile.defaultBrotherQLModel
-    guard let entry = DriverTable.models.first(where: { $0.name == name }) else {
-      throw .unsupported("no Brother QL driver for model \(name)")
+    let driver = try unsupported { () throws(DriverError) in
+      try DriverTable.driver(for: target.language, settings: target.settings)
     }
-    let media =
-      target.media
-      ?? Media(widthMM: template?.media.widthMM ?? 62, lengthMM: 0, kind: "continuous")
-    do {
-      let driver = try BrotherQLDriver(model: entry)
-      return (driver, try driver.roll(for: media), media)
-    } catch {
-      throw .unsupported(error.message)
-    }
+    return (driver, target.media ?? driver.assumedMedia(labelWidthMM: labelWidthMM))
   }
 
-  private func encodeQL(_ pages: [Bitmap], driver: BrotherQLDriver, media: Media, dpi: Int)
-    throws(RPCError) -> [UInt8]
-  {
-    guard dpi == 300 else {
-      throw .unsupported("Brother QL raster is printed at 300 dpi, not \(dpi)")
+  /// The resolution a raster page is drawn at: the language's only one where it has one.
+  /// Bytes for a printer are refused at any other; a preview is drawn at it regardless.
+  private func rasterDPI(_ target: Target, encoding: Bool) throws(RPCError) -> Int {
+    let profile = target.language.profile
+    guard let only = profile.onlyDPI else { return target.dpi }
+    if encoding && target.dpi != only {
+      throw .unsupported(
+        "\(profile.displayName) raster is printed at \(only) dpi, not \(target.dpi)")
     }
-    do {
-      return try driver.encode(pages: pages, media: media, dpi: 300)
-    } catch {
-      throw .unsupported(error.message)
-    }
+    return only
   }
 
-  private func mediaName(_ media: Media) -> String {
-    media.lengthMM == 0
-      ? "\(media.widthMM) mm continuous" : "\(media.widthMM) x \(media.lengthMM) mm"
+  private func unsupported<T>(_ body: () throws(DriverError) -> T) throws(RPCError) -> T {
+    do { return try body() } catch { throw .unsupported(error.message) }
   }
 
   private func labelError<T>(_ body: () throws(LabelError) -> T) throws(RPCError) -> T {

@@ -92,7 +92,8 @@ package final class CUPSDiscovery: PrinterSource {
           + (pins[name] != nil
             ? " (pinned)"
             : p.language == nil
-              ? " (unknown: pin it with --cups-language \(name)=zpl|brother-ql)" : ""))
+              ? " (unknown: pin it with --cups-language \(name)=LANGUAGE, one of \(PrinterLanguage.spokenList))"
+              : ""))
     }
     if was != true || added > 0 {
       log.notice("CUPS: server \(CUPSClient.server): \(names.count) queue(s), \(added) new")

@@ -80,14 +80,16 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
         }
         spec.dpi = Int(d)
       case "model":
-        guard language == .brotherQL, let model = BrotherQLModel.named(value) else {
-          let known = BrotherQLModel.all.map(\.name).joined(separator: ", ")
+        let profile = language.profile
+        guard let model = profile.simulatedModels.first(where: { $0 == value.uppercased() }) else {
+          let known = profile.simulatedModels.joined(separator: ", ")
+          let applies = LanguageProfile.withSimulatedModels.map(\.rawValue)
           throw SpecError(
-            language == .brotherQL
-              ? "\(name): unknown Brother QL model \"\(value)\" (one of \(known))"
-              : "\(name): model= applies to brother-ql printers")
+            profile.simulatedModels.isEmpty
+              ? "\(name): model= applies to \(applies.joined(separator: " and ")) printers"
+              : "\(name): unknown \(profile.displayName) model \"\(value)\" (one of \(known))")
         }
-        spec.model = model.name
+        spec.model = model
       case "width": spec.widthMM = try number(5...300)
       case "length": spec.lengthMM = try number(0...2000)
       case "speed": spec.speed = try number(0...10_000)
@@ -130,7 +132,7 @@ package final class SimulatedPrinter: PrinterTransport, FaultInjecting {
     self.directory = stateDirectory.appendingPathComponent("sim/\(spec.name)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     kept = OutputFiles(
-      directory: directory, fileExtension: spec.language.fileExtension, keep: spec.keep)
+      directory: directory, fileExtension: spec.language.profile.fileExtension, keep: spec.keep)
   }
 
   package var descriptor: Printer {
@@ -154,7 +156,7 @@ package final class SimulatedPrinter: PrinterTransport, FaultInjecting {
 
   /// Where a job's output goes.
   package func outputURL(job: Int) -> URL {
-    directory.appendingPathComponent("\(job).\(spec.language.fileExtension)")
+    directory.appendingPathComponent("\(job).\(spec.language.profile.fileExtension)")
   }
 
   package func print(_ bytes: [UInt8], job: Int, copy: Int, cancel _: CancelRequest) async throws {

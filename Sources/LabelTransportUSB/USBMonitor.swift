@@ -171,8 +171,15 @@ package actor USBMonitor: PrinterSource {
 
   private func add(_ candidate: USBCandidate, model: ModelEntry) async {
     guard let registry else { return }
-    let transport = USBPrinter(
-      candidate: candidate, model: model, settings: settings, log: log)
+    let transport: USBPrinter
+    do {
+      transport = try USBPrinter(candidate: candidate, model: model, settings: settings, log: log)
+    } catch {
+      // Every row of the driver table has its driver (LanguageDriverTests checks it): this
+      // cannot happen short of a broken table.
+      log.error("USB: \(candidate.printerID) matched \(model.name) but has no driver: \(error)")
+      return
+    }
     // Its loaded media and faults are known before it is listed (one bounded status wait).
     let first = await transport.poll()
     guard await registry.adopt(transport, faults: first.faults ?? []) != nil else { return }

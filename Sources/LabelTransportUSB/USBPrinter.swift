@@ -7,15 +7,19 @@ import LabelScheduler
 import LabelUSB
 import Synchronization
 
-/// A USB label printer: a Brother QL (raster, status confirming every page) or a ZPL
-/// printer (`~HQES` before and after jobs, bounded, with back-off when it stays silent).
+/// A USB label printer, in whatever language its driver speaks. How a copy counts as
+/// printed follows the model row's `confirmation`: printers that report each page
+/// (Brother QL) are asked for their status, sent the job and heard out page by page;
+/// printers that only answer when asked (ZPL `~HQES`) are asked before and after each
+/// copy, bounded, with back-off while they stay silent.
 ///
 /// All device I/O runs on the printer's own serial dispatch queue; the device is opened
 /// and claimed for each operation (a copy, a status poll) and closed after, so a printer
 /// left idle is free for other programs and a replug needs no cleanup.
 package final class USBPrinter: PrinterTransport {
   package let id: String
-  package let model: ModelEntry
+  /// The printer's language: its bytes, its status request and how to read the answer.
+  package let driver: any LanguageDriver
   package let serial: String?
   package let manufacturer: String?
   package let timeouts: USBTimeouts
@@ -32,9 +36,9 @@ package final class USBPrinter: PrinterTransport {
     var media: Media?
     /// Bumped whenever a job raises a fault: a poll that began earlier must not clear it.
     var faultGeneration = 0
-    /// The job that met `mediaMismatch` (Brother): the fault lasts until its roll is in.
-    var needs: BrotherJobNeeds?
-    /// Zebra status back-off: no status request before this instant.
+    /// The job that met `mediaMismatch`: the fault lasts until its media is in.
+    var needs: JobFacts?
+    /// Status back-off (printers that answer only when asked): no status request before this instant.
     var quietUntil: ContinuousClock.Instant?
     var quietBackoff: Duration = .seconds(2)
     /// Where status goes (the printer's queue, from `monitor`).
@@ -43,9 +47,11 @@ package final class USBPrinter: PrinterTransport {
     var stopped = false
   }
 
-  package init(candidate: USBCandidate, model: ModelEntry, settings: USBSettings, log: Logger) {
+  package init(candidate: USBCandidate, model: ModelEntry, settings: USBSettings, log: Logger)
+    throws(DriverError)
+  {
     id = candidate.printerID
-    self.model = model
+    driver = try DriverTable.driver(for: model)
     serial = candidate.serial
     manufacturer = candidate.info.manufacturer
     self.timeouts = settings.timeouts
@@ -55,13 +61,15 @@ package final class USBPrinter: PrinterTransport {
     state = Mutex(State(device: candidate.device, interface: candidate.interface))
   }
 
+  package var model: ModelEntry { driver.model }
+
   /// "QL-820NWB", "Zebra ZD420".
   package var name: String { model.name }
 
   package var descriptor: Printer {
     let media = state.withLock { $0.media }
-    let make = model.language == .brotherQL ? "Brother" : (manufacturer ?? "Zebra")
-    let full = model.language == .brotherQL ? "Brother \(model.name)" : model.name
+    let make = model.make ?? manufacturer ?? model.language.profile.make
+    let full = model.displayName
     var uri =
       "usb://\(make.replacingOccurrences(of: " ", with: "%20"))/"
       + model.name.replacingOccurrences(of: " ", with: "%20")
@@ -72,7 +80,7 @@ package final class USBPrinter: PrinterTransport {
   }
 
   package var labelSettings: LabelSettings {
-    LabelSettings(model: model.language == .brotherQL ? model.name : nil)
+    LabelSettings(model: model.name)
   }
 
   // MARK: plugging
@@ -104,9 +112,9 @@ package final class USBPrinter: PrinterTransport {
     let cancel = CancelFlag()
     do {
       try await withTaskCancellationHandler {
-        switch model.language {
-        case .brotherQL: try await printBrother(bytes, job: job, cancel: cancel)
-        case .zpl: try await printZebra(bytes, job: job, cancel: cancel)
+        switch model.capabilities.confirmation {
+        case .perPage: try await printHearingPages(bytes, job: job, cancel: cancel)
+        case .statusAfterSend, .none: try await printThenAsk(bytes, job: job, cancel: cancel)
         }
       } onCancel: {
         cancel.set()
@@ -144,79 +152,81 @@ package final class USBPrinter: PrinterTransport {
     }
   }
 
-  private func printBrother(_ bytes: [UInt8], job: Int, cancel: CancelFlag) async throws {
-    let ql = BrotherQLModel.named(model.name)
-    let needs = BrotherJobNeeds(bytes, bytesPerLine: ql?.bytesPerLine ?? 90)
-    let invalidate = ql?.invalidateCount ?? 200
-    let (name, timeouts) = (self.name, self.timeouts)
-    // Polls keep a mismatch until this job's roll is in.
-    state.withLock { $0.needs = needs }
+  /// A copy on a printer that reports each page: its status first (a fault, or media the
+  /// job is not for, holds the job), then the job, then one "printed" per page.
+  private func printHearingPages(_ bytes: [UInt8], job: Int, cancel: CancelFlag) async throws {
+    let facts = driver.jobFacts(bytes)
+    let (name, timeouts, driver) = (self.name, self.timeouts, self.driver)
+    // Polls keep a mismatch until this job's media is in.
+    state.withLock { $0.needs = facts }
     let media = try await withLink(cancel: cancel, job: job) { link -> Media? in
-      guard let status = try link.brotherRequestStatus(invalidate: invalidate) else {
+      guard case .status(let status) = try link.requestStatus(driver) else {
         throw TransportError(
           reason: .offline,
           message: "\(name): no answer to a status request within \(timeouts.statusMS) ms; "
             + "job \(job) waits")
       }
-      if let fault = status.reasons.first {
+      if let fault = status.faults.first {
         throw TransportError(
-          reason: fault, message: "\(name): \(fault.phrase) (\(status.errorText)); job \(job) waits"
-        )
+          reason: fault, message: "\(name): \(fault.phrase) (\(status.detail)); job \(job) waits")
       }
-      if let why = needs.mismatch(with: status) {
+      if let why = facts.mismatch(loaded: status.media) {
         throw TransportError(
           reason: .mediaMismatch, message: "\(name): \(why); job \(job) waits for the right roll")
       }
       try link.write(bytes, doing: "sending job \(job)")
       // A page counts once the printer says it printed it.
       var printed = 0
-      while printed < needs.pages {
+      while printed < facts.pages {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeouts.pageMS))
-        guard let s = try link.brotherStatus(until: deadline) else {
+        guard let s = try link.nextStatus(driver, until: deadline) else {
           throw TransportError(
             reason: .offline,
-            message: "\(name): printed \(printed) of \(needs.pages) page(s) of job \(job), then "
+            message: "\(name): printed \(printed) of \(facts.pages) page(s) of job \(job), then "
               + "no status for \(timeouts.pageMS) ms; the copy is not counted")
         }
-        switch s.statusType {
-        case .printingCompleted: printed += 1
-        case .errorOccurred, .turnedOff:
-          let fault = s.statusType == .turnedOff ? .offline : (s.reasons.first ?? .unknown)
+        switch s.kind {
+        case .pagePrinted: printed += 1
+        case .error, .turnedOff:
+          let fault = s.kind == .turnedOff ? .offline : (s.faults.first ?? .unknown)
           throw TransportError(
             reason: fault,
-            message: "\(name): \(fault.phrase) while printing job \(job) (\(s.errorText)); "
+            message: "\(name): \(fault.phrase) while printing job \(job) (\(s.detail)); "
               + "the copy is printed again once it clears")
-        default: continue
+        case .reply, .other: continue
         }
       }
-      return status.protocolMedia
+      return status.media
     }
     await noteMedia(media)
   }
 
-  /// A ZPL copy: the printer's status first (a faulted printer gets nothing), then the
-  /// label, then `~HQES` again: the copy counts only once the printer answers it (unless
+  /// A copy on a printer that answers when asked (ZPL `~HQES`): its status first (a
+  /// faulted printer gets nothing), then the label, then the status again: the copy counts only once the printer answers it (unless
   /// its driver row says it cannot answer at all). Silence or an answer that is not a
   /// status is a `communication` fault: the job is held, and the copy is sent again once
   /// the printer answers (a missing label is worse than a duplicate).
-  private func printZebra(_ bytes: [UInt8], job: Int, cancel: CancelFlag) async throws {
-    let name = self.name
+  private func printThenAsk(_ bytes: [UInt8], job: Int, cancel: CancelFlag) async throws {
+    let (name, driver) = (self.name, self.driver)
+    let request = driver.statusRequestName
     let confirms = model.capabilities.confirmation != .none
     let ask = shouldAskStatus()
-    let reply = try await withLink(cancel: cancel, job: job) { link -> ZebraReply? in
+    let reply = try await withLink(cancel: cancel, job: job) { link -> StatusRead? in
       if ask && confirms {
         // Nothing goes into a printer that already has a fault: it would print when the
         // fault clears, and again when labeld resends the copy.
-        if case .status(let status) = try link.zebraStatus(), let fault = status.reasons.first {
+        if case .status(let status) = try link.requestStatus(driver),
+          let fault = status.faults.first
+        {
           throw TransportError(
-            reason: fault, message: "\(name): \(fault.phrase) (~HQES); job \(job) waits")
+            reason: fault, message: "\(name): \(fault.phrase) (\(request)); job \(job) waits")
         }
       }
       try link.write(bytes, doing: "sending job \(job)")
-      return confirms ? try link.zebraStatus() : nil
+      return confirms ? try link.requestStatus(driver) : nil
     }
     guard let reply else { return }  // a printer that reports nothing: accepted is printed
-    let status: ZebraExtendedStatus
+    let status: DeviceStatus
     switch reply {
     case .status(let s):
       heard()
@@ -225,33 +235,35 @@ package final class USBPrinter: PrinterTransport {
       quiet(name: name)
       throw TransportError(
         reason: .communication,
-        message: "\(name): no answer to ~HQES after job \(job) was sent; the copy is not "
+        message: "\(name): no answer to \(request) after job \(job) was sent; the copy is not "
           + "counted and is sent again once the printer answers")
     case .unreadable(let why):
       heard()
       throw TransportError(
         reason: .communication,
-        message: "\(name): its answer to ~HQES after job \(job) was sent is not a status "
+        message: "\(name): its answer to \(request) after job \(job) was sent is not a status "
           + "(\(why)); the copy is not counted and is sent again once it answers properly")
     }
-    guard !status.reasons.isEmpty else { return }
+    guard !status.faults.isEmpty else { return }
     // The label is in the printer's buffer and prints when the fault clears: report the
     // fault, wait for it to go, and count the copy then (never resend it).
-    await report(status.reasons)
+    await report(status.faults)
     var wait: Duration = .milliseconds(500)
     while true {
       try await Task.sleep(for: wait)
       wait = min(wait * 2, .seconds(5))
-      let again = try await withLink(cancel: cancel, job: job) { link in try link.zebraStatus() }
+      let again = try await withLink(cancel: cancel, job: job) { link in
+        try link.requestStatus(driver)
+      }
       guard case .status(let s) = again else {
         // It stopped answering with the label still in its buffer: not confirmed.
         throw TransportError(
           reason: .communication,
-          message: "\(name): stopped answering ~HQES while job \(job) waited in it; the copy "
+          message: "\(name): stopped answering \(request) while job \(job) waited in it; the copy "
             + "is not counted and is sent again once it answers")
       }
-      if s.reasons.isEmpty { break }
-      await report(s.reasons)
+      if s.faults.isEmpty { break }
+      await report(s.faults)
     }
     await report([])
   }
@@ -310,31 +322,34 @@ package final class USBPrinter: PrinterTransport {
   package func poll() async -> Poll {
     let generation = self.generation
     guard isAttached else { return Poll(faults: nil, generation: generation) }
-    let cancel = CancelFlag()
+    let (cancel, driver) = (CancelFlag(), self.driver)
     do {
-      switch model.language {
-      case .brotherQL:
-        let invalidate = BrotherQLModel.named(model.name)?.invalidateCount ?? 200
+      switch model.capabilities.confirmation {
+      case .perPage:
         let needs = state.withLock { $0.needs }
-        let status = try await withLink(cancel: cancel, job: nil) { link in
-          try link.brotherRequestStatus(invalidate: invalidate)
+        let read = try await withLink(cancel: cancel, job: nil) { link in
+          try link.requestStatus(driver)
         }
-        guard let status else { return Poll(faults: [.offline], generation: generation) }
-        await noteMedia(status.protocolMedia)
-        var faults = status.reasons
-        if faults.isEmpty, let needs, needs.mismatch(with: status) != nil {
+        guard case .status(let status) = read else {
+          return Poll(faults: [.offline], generation: generation)
+        }
+        await noteMedia(status.media)
+        var faults = status.faults
+        if faults.isEmpty, let needs, needs.mismatch(loaded: status.media) != nil {
           faults = [.mediaMismatch]
         }
         return Poll(faults: faults, generation: generation)
-      case .zpl:
+      case .statusAfterSend, .none:
         guard model.capabilities.confirmation != .none, shouldAskStatus() else {
           return Poll(faults: nil, generation: generation)
         }
-        let reply = try await withLink(cancel: cancel, job: nil) { link in try link.zebraStatus() }
+        let reply = try await withLink(cancel: cancel, job: nil) { link in
+          try link.requestStatus(driver)
+        }
         switch reply {
         case .status(let status):
           heard()
-          return Poll(faults: status.reasons, generation: generation)
+          return Poll(faults: status.faults, generation: generation)
         case .unreadable:
           heard()
           return Poll(faults: [.communication], generation: generation)
@@ -361,7 +376,7 @@ package final class USBPrinter: PrinterTransport {
     if changed { await sink?.update(faults: nil) }
   }
 
-  // MARK: Zebra back-off
+  // MARK: back-off (printers that answer only when asked)
 
   private func shouldAskStatus() -> Bool {
     state.withLock { s in s.quietUntil.map { ContinuousClock.now >= $0 } ?? true }
@@ -377,7 +392,8 @@ package final class USBPrinter: PrinterTransport {
       return s.quietBackoff
     }
     log.warning(
-      "\(name) (\(id)): no answer to ~HQES; its jobs wait (communication), next ask in \(backoff)")
+      "\(name) (\(id)): no answer to \(driver.statusRequestName); its jobs wait (communication), "
+        + "next ask in \(backoff)")
   }
 
   private func heard() {

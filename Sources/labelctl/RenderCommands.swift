@@ -12,8 +12,9 @@ struct RenderOptions {
     OptionSpec("--printer", value: "PRINTER", help: "Render for PRINTER's language and DPI."),
     OptionSpec(
       "--language", value: "LANGUAGE",
-      help: "Render for a language instead of a printer: zpl or brother-ql."),
-    OptionSpec("--dpi", value: "N", help: "Resolution with --language (default 203 zpl, 300 QL)."),
+      help: "Render for a language instead of a printer: \(PrinterLanguage.spokenList)."),
+    OptionSpec(
+      "--dpi", value: "N", help: "Resolution with --language (default: the language's usual)."),
     OptionSpec(
       "--output", "-o", value: "FILE",
       help: "Write the rendered bytes to FILE ('-' is stdout). Required unless --json."),

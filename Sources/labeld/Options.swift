@@ -34,7 +34,8 @@ struct Options {
         + "else $XDG_STATE_HOME/labeld or ~/.local/state/labeld."),
     OptionSpec(
       "--simulate", value: "NAME=LANGUAGE[,KEY=VALUE...]", repeatable: true,
-      help: "Add a simulated printer sim:NAME (repeatable). LANGUAGE is zpl or brother-ql. "
+      help:
+        "Add a simulated printer sim:NAME (repeatable). LANGUAGE is \(PrinterLanguage.spokenList). "
         + "It writes each job's bytes to DIR/sim/NAME/<job>.<zpl|ql>. Keys: dpi=N, width=MM, "
         + "length=MM (0: continuous), speed=LABELS_PER_MIN (0, the default, prints "
         + "instantly), darkness=0..30 and finish=tear|cut|peel (rendered ZPL labels), "
@@ -49,7 +50,8 @@ struct Options {
         + "answers labeld runs without CUPS printers, logs it once, and keeps looking."),
     OptionSpec(
       "--cups-language", value: "QUEUE=LANGUAGE", repeatable: true,
-      help: "Pin the language (zpl or brother-ql) of CUPS queue QUEUE (repeatable), for "
+      help:
+        "Pin the language (\(PrinterLanguage.spokenList)) of CUPS queue QUEUE (repeatable), for "
         + "queues whose make and model do not say it (raw queues). Unpinned unknown queues "
         + "print native documents only; templates for them answer 1007."),
     OptionSpec(

@@ -1,4 +1,5 @@
 import Foundation
+import LabelCore
 import Testing
 
 /// The module graph is part of the design: docs/architecture.md lists, in a
@@ -145,6 +146,35 @@ import Testing
     {
       #expect(["LabelDaemon", "labeld"].contains(module), "\(module) imports a transport")
     }
+  }
+
+  /// Drivers are the seam: no code outside the driver layer (`LabelLanguages`) chooses
+  /// by language, so a new language is a driver file, its rows and tests. A language
+  /// named as a value (a default argument) is fine; compared or switched on is not.
+  @Test func nothingOutsideTheDrivers_switchesOnTheLanguage() throws {
+    let cases = PrinterLanguage.allCases.map { String(describing: $0) }
+    let alternatives = cases.joined(separator: "|")
+    let pattern = try Regex(
+      "(case|[=!]=)\\s*(PrinterLanguage)?\\.(\(alternatives))\\b|\\.(\(alternatives))\\s*[=!]=")
+    var found: [String] = []
+    for module in try Self.modules() where module != "LabelLanguages" {
+      let folder = Self.root.appendingPathComponent("Sources").appendingPathComponent(module)
+      guard let walk = FileManager.default.enumerator(atPath: folder.path) else { continue }
+      for case let path as String in walk where path.hasSuffix(".swift") {
+        let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false)
+          .enumerated() where line.contains(pattern)
+        {
+          found.append("\(module)/\(path):\(n + 1): \(line.trimmingCharacters(in: .whitespaces))")
+        }
+      }
+    }
+    #expect(
+      found.isEmpty, "language switches outside the drivers:\n\(found.joined(separator: "\n"))")
+    // The pattern does catch one.
+    #expect("    case .zpl: return 1".contains(pattern))
+    #expect("if p.language == .brotherQL {".contains(pattern))
+    #expect(!"init(language: PrinterLanguage = .zpl)".contains(pattern))
   }
 
   @Test func importLines_areRead() {

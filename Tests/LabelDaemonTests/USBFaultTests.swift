@@ -60,14 +60,16 @@ struct USBFaultTests {
     }
   }
 
-  @Test func brotherJobNeeds_readsTheRollAndComparesItWithTheStatus() throws {
+  @Test func brotherJobFacts_readTheRollAndCompareItWithTheStatus() throws {
     let ql = try #require(BrotherQLModel.named("QL-820NWB"))
     let encoder = try BrotherQLEncoder(
       BrotherQLOptions(model: ql, media: try #require(BrotherQLMedia.named("62"))))
     var page = Bitmap(width: 100, height: 200)
     page[1, 1] = true
-    let needs = BrotherJobNeeds(try encoder.encode([page, page]), bytesPerLine: 90)
-    #expect(needs.pages == 2 && needs.media?.widthMM == 62)
+    let driver = try DriverTable.driver(
+      for: try #require(DriverTable.model(named: "QL-820NWB", language: .brotherQL)))
+    let needs = driver.jobFacts(try encoder.encode([page, page]))
+    #expect(needs.pages == 2 && needs.wants?.widthMM == 62)
     func status(width: UInt8, type: UInt8, length: UInt8) throws -> BrotherQLStatus {
       var b = [UInt8](repeating: 0, count: 32)
       b[0] = 0x80
@@ -79,8 +81,8 @@ struct USBFaultTests {
       b[17] = length
       return try BrotherQLStatus(b)
     }
-    #expect(needs.mismatch(with: try status(width: 62, type: 0x0A, length: 0)) == nil)
-    let why = needs.mismatch(with: try status(width: 29, type: 0x0B, length: 90))
+    #expect(needs.mismatch(loaded: try status(width: 62, type: 0x0A, length: 0).loadedMedia) == nil)
+    let why = needs.mismatch(loaded: try status(width: 29, type: 0x0B, length: 90).loadedMedia)
     #expect(why == "the job is for 62 mm continuous tape but 29 x 90 mm die-cut labels are loaded")
   }
 }
