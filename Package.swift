@@ -51,7 +51,7 @@ let package = Package(
     // Transports, one module each, seeing only the scheduler's protocols and the drivers.
     .target(
       name: "LabelTransportSim",
-      dependencies: ["LabelCore", "LabelScheduler", "LabelLanguages"]),
+      dependencies: ["LabelCore", "LabelScheduler", "LabelLanguages", "LabelPOSIX"]),
     .target(
       name: "LabelTransportCUPS",
       dependencies: [

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The one alert channel's alert: exactly two kinds, both travelling one ordered channel.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Decodes a `Decodable` straight from a parsed `JSONValue`, with the protocol's rules
 /// (RFC 3339 times, numbers as JSON numbers): a request's params are parsed once and never
@@ -59,8 +59,7 @@ private struct ValueDecoder: Decoder {
   private func decodeDate() throws -> Date {
     guard case .string(let text) = value else { throw mismatch(String.self, value, codingPath) }
     // JSONDecoder's .iso8601: an internet date-time without fractions.
-    let formatter = ISO8601DateFormatter()
-    guard let date = formatter.date(from: text) else {
+    guard let date = InternetDate.date(text) else {
       throw DecodingError.dataCorrupted(
         .init(
           codingPath: codingPath, debugDescription: "Expected date string to be ISO8601-formatted.")

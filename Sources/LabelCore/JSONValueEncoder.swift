@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Encodes an `Encodable` straight into a `JSONValue` tree, with the protocol's rules (RFC
 /// 3339 times, non-finite numbers as strings, see `LabelJSON.encoder`): error data and
@@ -77,7 +77,7 @@ private struct ValueEncoder: Encoder {
   /// The types the protocol spells in its own way, then anything through its `encode(to:)`.
   func encodeValue<T: Encodable>(_ value: T) throws {
     if let date = value as? Date {
-      node.content = .value(.string(ISO8601DateFormatter().string(from: date)))
+      node.content = .value(.string(InternetDate.string(date)))
     } else if let decimal = value as? Decimal {
       node.content = .value(Self.number(decimal))
     } else if let tree = value as? JSONValue {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// IPP job states. Every accepted job ends in one of the terminal ones, and says so.
 public enum JobState: String, Codable, Sendable, CaseIterable {

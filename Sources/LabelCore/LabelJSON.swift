@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The one JSON configuration of the protocol: RFC 3339 times, compact single-line output.
 public enum LabelJSON {

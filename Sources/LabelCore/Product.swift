@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A product as stored: what an inventory app's Add/Edit Product flow saves.
 public struct Product: Codable, Sendable, Equatable {
@@ -75,13 +75,13 @@ public struct ProductInput: Codable, Sendable, Equatable {
   /// Checks what JSON typing cannot: non-empty keys, a valid GTIN barcode, a sane currency.
   /// Field names are relative to the product object ("barcode").
   public func validate() throws(FieldError) {
-    let trimmedSKU = sku.trimmingCharacters(in: .whitespaces)
+    let trimmedSKU = sku.trimmingSpaces
     if trimmedSKU.isEmpty { throw FieldError(field: "sku", reason: "must not be empty") }
     if sku.count > 128 { throw FieldError(field: "sku", reason: "longer than 128 characters") }
     if sku.contains(where: { $0.isNewline }) {
       throw FieldError(field: "sku", reason: "must not contain line breaks")
     }
-    if name.trimmingCharacters(in: .whitespaces).isEmpty {
+    if name.trimmingSpaces.isEmpty {
       throw FieldError(field: "name", reason: "must not be empty")
     }
     if let price, price < 0 { throw FieldError(field: "price", reason: "must not be negative") }

@@ -1,10 +1,10 @@
-import Foundation
+import FoundationEssentials
 
 /// Checks of a template that JSON typing cannot express: sizes, elements inside the media,
 /// barcode data that can be encoded. Field names are relative to the template object.
 extension Template {
   public func validate() throws(FieldError) {
-    let trimmed = name.trimmingCharacters(in: .whitespaces)
+    let trimmed = name.trimmingSpaces
     if trimmed.isEmpty { throw FieldError(field: "name", reason: "must not be empty") }
     if name.contains(where: { $0.isNewline }) {
       throw FieldError(field: "name", reason: "must not contain line breaks")
@@ -77,7 +77,7 @@ extension Element {
       try inside(
         t.y + down, (t.rotation ?? 0) % 180 == 0 ? "height" : "width", limit: media.lengthMM)
       if let size = t.size { try upTo(size, TextElement.maxPoints, "size", "pt") }
-      if let font = t.font, font.trimmingCharacters(in: .whitespaces).isEmpty {
+      if let font = t.font, font.trimmingSpaces.isEmpty {
         throw FieldError(field: "font", reason: "must not be empty")
       }
     case .barcode(let b):
@@ -215,7 +215,7 @@ public enum Placeholders {
   public static func names(in text: String) -> [String] {
     var out: [String] = []
     var rest = Substring(text)
-    while let open = rest.range(of: "${") {
+    while let open = rest.firstRange(of: "${") {
       guard let close = rest[open.upperBound...].firstIndex(of: "}") else { break }
       out.append(String(rest[open.upperBound..<close]))
       rest = rest[rest.index(after: close)...]
@@ -234,7 +234,7 @@ public enum Placeholders {
   {
     var out = ""
     var rest = Substring(text)
-    while let open = rest.range(of: "${") {
+    while let open = rest.firstRange(of: "${") {
       guard let close = rest[open.upperBound...].firstIndex(of: "}") else { break }
       out += rest[..<open.lowerBound]
       let name = String(rest[open.upperBound..<close])

@@ -1,4 +1,5 @@
-import Foundation
+import Glibc
+import LabelPOSIX
 
 /// `labeld.conf`: one `key = value` per line, `#` starts a comment line, blank lines are
 /// ignored. Keys are the long command-line options without `--` (`log-level = debug`);
@@ -20,13 +21,13 @@ public struct ConfigFile: Sendable, Equatable {
     self.path = path
     var entries: [Entry] = []
     for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-      let line = raw.trimmingCharacters(in: .whitespaces)
+      let line = raw.trimmingSpaces
       if line.isEmpty || line.hasPrefix("#") { continue }
       guard let eq = line.firstIndex(of: "=") else {
         throw ConfigError(path: path, line: index + 1, "expected \"key = value\", got \"\(line)\"")
       }
-      let key = line[..<eq].trimmingCharacters(in: .whitespaces)
-      let value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+      let key = line[..<eq].trimmingSpaces
+      let value = line[line.index(after: eq)...].trimmingSpaces
       guard !key.isEmpty,
         key.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") })
       else {
@@ -40,12 +41,15 @@ public struct ConfigFile: Sendable, Equatable {
 
   /// Reads and parses the file at `path`.
   public init(contentsOf path: String) throws(ConfigError) {
-    let text: String
+    let bytes: [UInt8]
     do {
-      text = try String(contentsOfFile: path, encoding: .utf8)
+      bytes = try PlainFile.read(path, limit: 1 << 20)
     } catch {
-      let reason = (error as NSError).localizedFailureReason ?? "\(error)"
-      throw ConfigError(path: path, line: nil, "cannot read: \(reason)")
+      throw ConfigError(
+        path: path, line: nil, "cannot read: \(String(cString: strerror(error.errno)))")
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      throw ConfigError(path: path, line: nil, "cannot read: it is not UTF-8 text")
     }
     try self.init(parsing: text, path: path)
   }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LabelCore
 
 /// The alert channel's bookkeeping, without locks or I/O: the one sequence, the retained

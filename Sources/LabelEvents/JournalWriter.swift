@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import LabelCore
 import LabelLog
 import Synchronization
@@ -93,9 +93,8 @@ package final class JournalWriter: @unchecked Sendable {
 
   package func start(feeding channel: EventChannel) {
     self.channel = channel
-    let thread = Thread { [self] in run() }
-    thread.name = "labeld.journal"
-    thread.start()
+    // A thread of its own (a serial queue's), off the Swift cooperative pool: it blocks.
+    DispatchQueue(label: "labeld.journal").async { [self] in run() }
   }
 
   /// New events are waiting (the channel calls this once per batch, not per event).

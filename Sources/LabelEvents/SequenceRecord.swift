@@ -51,8 +51,10 @@ package struct SequenceRecord: Equatable, Sendable {
     if b.allSatisfy({ $0 == 0 }) { return .empty }
     guard b.count == size else { return .corrupt("short record (\(b.count) bytes)") }
     guard Array(b[0..<8]) == magic else { return .corrupt("not a sequence record") }
-    let fields = (0..<7).map { i in
-      (0..<8).reduce(UInt64(0)) { $0 | UInt64(b[8 + i * 8 + $1]) << (8 * UInt64($1)) }
+    let fields: [UInt64] = (0..<7).map { (i: Int) -> UInt64 in
+      var v: UInt64 = 0
+      for k in 0..<8 { v |= UInt64(b[8 + i * 8 + k]) << UInt64(8 * k) }
+      return v
     }
     guard fields[6] == checksum(Array(b[0..<56])) else { return .corrupt("checksum mismatch") }
     let (gapFrom, gapThrough, flags) = (fields[2], fields[3], fields[4])

@@ -8,8 +8,8 @@ public struct DeviceID: Sendable, Equatable {
     var out: [String: String] = [:]
     for pair in text.split(separator: ";") {
       guard let colon = pair.firstIndex(of: ":") else { continue }
-      let key = pair[..<colon].trimmingCharacters(in: .whitespaces).uppercased()
-      let value = pair[pair.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      let key = pair[..<colon].trimmingSpaces.uppercased()
+      let value = pair[pair.index(after: colon)...].trimmingSpaces
       out[Self.canonical[key] ?? key] = value
     }
     fields = out
@@ -22,7 +22,7 @@ public struct DeviceID: Sendable, Equatable {
   /// The command sets the device speaks (`CMD:ZPL,EPL` → ["ZPL", "EPL"]).
   public var commandSets: [String] {
     (fields["CMD"] ?? "").split(separator: ",").map {
-      $0.trimmingCharacters(in: .whitespaces).uppercased()
+      $0.trimmingSpaces.uppercased()
     }
   }
 }

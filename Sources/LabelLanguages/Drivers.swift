@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LabelCore
 
 /// How a printer finishes a label.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LabelCore
 
 /// A text element as a ZPL field: `^A0` scalable font in a `^FB` field block for width,
@@ -87,7 +87,7 @@ struct BarcodeField {
       zpl = "^FO\(x),\(y)^BY\(module)^BU\(o),\(height),\(readable),N,Y^FD\(data.prefix(11))^FS"
     case .code128:
       // In ^BC data '>' starts an invocation code; "><" is a literal '>'.
-      let body = ZPLEncoder.escape(data.replacingOccurrences(of: ">", with: "><"))
+      let body = ZPLEncoder.escape(data.replacing(">", with: "><"))
       zpl = "^FO\(x),\(y)^BY\(module)^BC\(o),\(height),\(readable),N,N^FH_^FD\(body)^FS"
     case .qr:
       // Model 2, magnification = module size in dots; "MA," = error correction M,
@@ -100,7 +100,7 @@ struct BarcodeField {
 extension String {
   /// Newlines as the `^FB` line break `\&`.
   fileprivate func replacingNewlines() -> String {
-    replacingOccurrences(of: "\r\n", with: "\n").split(
+    replacing("\r\n", with: "\n").split(
       separator: "\n", omittingEmptySubsequences: false
     )
     .map { ZPLEncoder.escape(String($0)) }.joined(separator: "\\&")

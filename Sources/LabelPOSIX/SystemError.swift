@@ -40,3 +40,39 @@ public func retryingEINTR<T: BinaryInteger>(_ body: () -> T) -> (result: T, errn
     if e != EINTR { return (r, e) }
   }
 }
+
+/// Files written with plain system calls (no buffering layer between labeld and the disk).
+public enum PlainFile {
+  /// The whole file at `path`, read up to `limit` bytes (more is an EFBIG error).
+  public static func read(_ path: String, limit: Int = 16 << 20) throws(SystemError) -> [UInt8] {
+    let fd = try SystemError.check("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
+    defer { close(fd) }
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+      let n = try SystemError.check("read \(path)") {
+        chunk.withUnsafeMutableBytes { raw in Glibc.read(fd, raw.baseAddress, raw.count) }
+      }
+      if n == 0 { return out }
+      guard out.count + n <= limit else { throw SystemError("read \(path)", errno: EFBIG) }
+      out += chunk[0..<n]
+    }
+  }
+
+  /// Appends `bytes` to the file at `path`, creating it (mode 0644) if it is missing.
+  public static func append(_ bytes: [UInt8], to path: String) throws(SystemError) {
+    let fd = try SystemError.check("open \(path)") {
+      open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+    }
+    defer { close(fd) }
+    var done = 0
+    while done < bytes.count {
+      let (n, err) = bytes.withUnsafeBytes { raw -> (Int, Int32) in
+        guard let base = raw.baseAddress else { return (0, EIO) }
+        return retryingEINTR { write(fd, base + done, raw.count - done) }
+      }
+      guard n > 0 else { throw SystemError("write \(path)", errno: n == 0 ? EIO : err) }
+      done += n
+    }
+  }
+}

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LabelCore
 
 /// A request's params, read field by field so that every bad field is named in the -32602
@@ -108,10 +108,7 @@ package struct Params {
   /// An RFC 3339 time (`2026-12-01T09:30:00Z`, fractions of a second allowed).
   package func optionalTime(_ key: String) throws(RPCError) -> Date? {
     guard let text = try optionalString(key) else { return nil }
-    let formatter = ISO8601DateFormatter()
-    if let date = formatter.date(from: text) { return date }
-    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    if let date = formatter.date(from: text) { return date }
+    if let date = InternetDate.date(text, fractions: true) { return date }
     throw .invalidParams(
       field: path(key), reason: "\"\(text)\" is not an RFC 3339 time (2026-12-01T09:30:00Z)")
   }

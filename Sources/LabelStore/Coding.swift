@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LabelCore
 
 /// JSON for rows: our own types always encode, so a failure is a programming error.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LabelCUPS
 import LabelCore
 import LabelLog
@@ -36,7 +36,7 @@ package final class CUPSDiscovery: PrinterSource {
   private static func instanceID(_ directory: URL, log: Logger) -> String {
     let url = directory.appendingPathComponent("cups-instance")
     if let text = try? String(contentsOf: url, encoding: .utf8),
-      case let id = text.trimmingCharacters(in: .whitespacesAndNewlines), !id.isEmpty
+      case let id = text.trimmed, !id.isEmpty
     {
       return id
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LabelCUPS
 import LabelCore
 import LabelLanguages

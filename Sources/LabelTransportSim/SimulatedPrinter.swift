@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import LabelCore
 import LabelLanguages
+import LabelPOSIX
 import LabelScheduler
 import Synchronization
 
@@ -170,13 +171,7 @@ package final class SimulatedPrinter: PrinterTransport, FaultInjecting {
         try? FileManager.default.removeItem(at: url)
         kept.written(job: job)
       }
-      if !FileManager.default.fileExists(atPath: url.path) {
-        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
-      }
-      let handle = try FileHandle(forWritingTo: url)
-      defer { try? handle.close() }
-      try handle.seekToEnd()
-      try handle.write(contentsOf: bytes)
+      try PlainFile.append(bytes, to: url.path)
     } catch {
       throw TransportError(
         reason: .communication, message: "\(spec.name): cannot write \(url.path): \(error)")

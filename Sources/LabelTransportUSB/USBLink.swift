@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LabelCore
 import LabelScheduler
 import LabelUSB
@@ -45,7 +45,7 @@ package final class USBLink {
     device: USBDevice, interface: USBPrinterInterface, name: String, timeouts: USBTimeouts,
     cancel: CancelFlag
   ) throws(TransportError) {
-    node = String(format: "/dev/bus/usb/%03d/%03d", device.busNumber, device.address)
+    node = device.node
     self.interface = interface
     self.name = name
     self.timeouts = timeouts

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import LabelCore
 import LabelLanguages
 import LabelLog
@@ -71,8 +71,8 @@ package final class USBPrinter: PrinterTransport {
     let make = model.make ?? manufacturer ?? model.language.profile.make
     let full = model.displayName
     var uri =
-      "usb://\(make.replacingOccurrences(of: " ", with: "%20"))/"
-      + model.name.replacingOccurrences(of: " ", with: "%20")
+      "usb://\(make.replacing(" ", with: "%20"))/"
+      + model.name.replacing(" ", with: "%20")
     if let serial { uri += "?serial=\(serial)" }
     return Printer(
       id: id, name: name, transport: .usb, model: full, language: model.language,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LabelCore
 import LabelLanguages
 import LabelUSB
@@ -81,7 +81,7 @@ package enum USBProbe {
   package static func sysfs(_ device: USBDevice, _ name: String) -> String? {
     let path = "/sys/bus/usb/devices/\(device.portPath)/\(name)"
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-    let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    let value = text.trimmed
     return value.isEmpty ? nil : value
   }
 
@@ -104,7 +104,7 @@ package enum USBProbe {
         : "not a printer (no printer-class interface)"
       return candidate
     }
-    let node = String(format: "/dev/bus/usb/%03d/%03d", device.busNumber, device.address)
+    let node = device.node
     var deviceID: String?
     var problem: (USBDeviceInfo.Status, String)?
     do {

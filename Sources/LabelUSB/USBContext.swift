@@ -1,5 +1,5 @@
 import CLibUSB
-import Foundation
+import Dispatch
 import Synchronization
 
 /// A libusb context: the owner of `libusb_context`, freed on deinit.
@@ -64,14 +64,12 @@ public final class USBEventThread: Sendable {
   public init(context: USBContext) {
     self.context = context
     // The thread holds this object until `stop()`: events are handled until then.
-    let thread = Thread { [self] in
+    DispatchQueue(label: "labeld-usb-events").async { [self] in
       while !stopped.withLock({ $0 }) {
         context.handleEvents(timeout: .seconds(1))
       }
       finished.signal()
     }
-    thread.name = "labeld-usb-events"
-    thread.start()
   }
 
   public func stop() {

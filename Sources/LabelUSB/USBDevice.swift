@@ -26,6 +26,14 @@ public final class USBDevice: @unchecked Sendable {
   public let deviceClass: UInt8
   public let busNumber: UInt8
   public let address: UInt8
+
+  /// The device's node, `/dev/bus/usb/BBB/AAA` (what udev rules and permissions apply to).
+  public var node: String {
+    func three(_ n: UInt8) -> String {
+      String(repeating: "0", count: n < 10 ? 2 : n < 100 ? 1 : 0) + String(n)
+    }
+    return "/dev/bus/usb/\(three(busNumber))/\(three(address))"
+  }
   /// Port numbers from the root hub ("1-4.2" is bus 1, ports [4, 2]).
   public let ports: [UInt8]
   /// String descriptor indexes (0: none).

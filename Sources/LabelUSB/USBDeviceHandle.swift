@@ -1,5 +1,4 @@
 import CLibUSB
-import Foundation
 
 /// An open device (`libusb_device_handle`), closed on deinit. Not thread-safe: one owner
 /// uses it from one thread at a time (a printer's serial queue), hence not Sendable.
@@ -108,7 +107,16 @@ public final class USBDeviceHandle {
     var length = Int(reply[0]) << 8 | Int(reply[1])
     if length > reply.count || length < 2 { length = Int(reply[1]) << 8 | Int(reply[0]) }
     length = min(max(length, 2), reply.count)
-    return String(decoding: reply[2..<length], as: UTF8.self)
-      .trimmingCharacters(in: .controlCharacters)
+    // Control characters (Unicode Cc and Cf) at either end are not part of the id.
+    let control = { (c: Character) in
+      c.unicodeScalars.allSatisfy {
+        $0.properties.generalCategory == .control || $0.properties.generalCategory == .format
+      }
+    }
+    let text = String(decoding: reply[2..<length], as: UTF8.self)
+    guard let first = text.firstIndex(where: { !control($0) }),
+      let last = text.lastIndex(where: { !control($0) })
+    else { return "" }
+    return String(text[first...last])
   }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LabelCommandLine
 import LabelCore
 import LabelDaemon
@@ -314,10 +315,10 @@ struct Options {
       throw SpecError("simulated printer \(spec.name) is defined twice")
     }
     if let seed = config.seedDirectory {
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: seed, isDirectory: &isDirectory),
-        isDirectory.boolValue
-      else { throw SpecError("seed directory \(seed) does not exist") }
+      var info = stat()
+      guard stat(seed, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+        throw SpecError("seed directory \(seed) does not exist")
+      }
     }
     if let group = config.socketGroup, group != "labeld", UnixSocket.groupID(named: group) == nil {
       throw SpecError("socket-group \(group) does not exist")

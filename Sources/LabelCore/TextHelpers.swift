@@ -1,0 +1,41 @@
+import FoundationEssentials
+
+extension StringProtocol {
+  /// Without leading and trailing spaces and tabs: what `CharacterSet.whitespaces` trims
+  /// (Unicode's space separators and TAB), not line breaks.
+  public var trimmingSpaces: String {
+    func isSpace(_ c: Character) -> Bool {
+      c.unicodeScalars.allSatisfy { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+    }
+    guard let first = firstIndex(where: { !isSpace($0) }),
+      let last = lastIndex(where: { !isSpace($0) })
+    else { return "" }
+    return String(self[first...last])
+  }
+}
+
+extension StringProtocol {
+  /// Without leading and trailing white space, line breaks included (Unicode's
+  /// White_Space: what `CharacterSet.whitespacesAndNewlines` trims).
+  public var trimmed: String {
+    guard let first = firstIndex(where: { !$0.isWhitespace }),
+      let last = lastIndex(where: { !$0.isWhitespace })
+    else { return "" }
+    return String(self[first...last])
+  }
+}
+
+/// Dates on the wire: RFC 3339 internet date-times in UTC without fractions
+/// ("2026-12-02T03:07:11Z"), as `JSONEncoder`'s `.iso8601` writes them.
+public enum InternetDate {
+  public static func string(_ date: Date) -> String {
+    date.formatted(Date.ISO8601FormatStyle())
+  }
+
+  /// The date `text` names; with `fractions`, fractions of a second are allowed too.
+  public static func date(_ text: String, fractions: Bool = false) -> Date? {
+    if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
+    guard fractions else { return nil }
+    return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+  }
+}
