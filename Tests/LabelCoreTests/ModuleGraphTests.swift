@@ -177,6 +177,31 @@ import Testing
     #expect(!"init(language: PrinterLanguage = .zpl)".contains(pattern))
   }
 
+  /// labeld stays light at rest: nothing it links imports full Foundation (which loads
+  /// CoreFoundation and ICU, some 6 MB resident); FoundationEssentials has what it needs.
+  @Test func nothingInLabeld_importsFullFoundation() throws {
+    let graph = try Self.documentedGraph()
+    var reached: Set<String> = []
+    var next = ["labeld"]
+    while let module = next.popLast() {
+      guard reached.insert(module).inserted else { continue }
+      next += graph[module] ?? []
+    }
+    var found: [String] = []
+    for module in reached.sorted() {
+      let folder = Self.root.appendingPathComponent("Sources").appendingPathComponent(module)
+      guard let walk = FileManager.default.enumerator(atPath: folder.path) else { continue }
+      for case let path as String in walk where path.hasSuffix(".swift") {
+        let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+        for line in text.split(separator: "\n") where Self.importedModule(line) == "Foundation" {
+          found.append("\(module)/\(path)")
+        }
+      }
+    }
+    #expect(reached.contains("LabelServer") && reached.contains("LabelRender"))
+    #expect(found.isEmpty, "labeld links full Foundation through: \(found)")
+  }
+
   @Test func importLines_areRead() {
     #expect(Self.importedModule("import LabelCore") == "LabelCore")
     #expect(Self.importedModule("  @preconcurrency import Glibc") == "Glibc")
