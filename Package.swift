@@ -20,13 +20,20 @@ let package = Package(
     .target(name: "LabelLanguages", dependencies: ["LabelCore"]),
     // Rendering: cairo + pango (text with fontconfig fonts) and libzint (barcodes), each
     // through one small C module, turning templates into device bitmaps and PNG previews.
-    .systemLibrary(name: "CCairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
-    .systemLibrary(name: "CZint", providers: [.apt(["libzint-dev"])]),
-    .target(name: "LabelRender", dependencies: ["LabelCore", "LabelLanguages", "CCairo", "CZint"]),
+    // Both are loaded on first use (dlopen): each C module defines the functions labeld
+    // calls as stubs that find the real ones then (lazy.c, from scripts/lazy-stubs.py), so
+    // a labeld that never draws never maps the drawing stack (apt: libcairo2-dev,
+    // libpango1.0-dev, libzint-dev for the headers).
+    .target(name: "CCairo"),
+    .target(name: "CZint"),
+    .target(
+      name: "LabelRender",
+      dependencies: ["LabelCore", "LabelLanguages", "LabelPOSIX", "CCairo", "CZint"]),
     // libcups, through one small C module (Debian 12 has no cups.pc: no pkgConfig) and a
     // typed wrapper: one owner per handle, calls on the client's own queue, IPP → Reason table.
-    .systemLibrary(name: "CCUPS", providers: [.apt(["libcups2-dev"])]),
-    .target(name: "LabelCUPS", dependencies: ["CCUPS", "LabelCore"]),
+    // Loaded on first use like the drawing stack (apt: libcups2-dev for the headers).
+    .target(name: "CCUPS"),
+    .target(name: "LabelCUPS", dependencies: ["CCUPS", "LabelCore", "LabelPOSIX"]),
     // libusb, through one small C module and a typed wrapper (one owner per context,
     // device and handle; `USBError` for libusb codes).
     .systemLibrary(

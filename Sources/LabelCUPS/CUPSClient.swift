@@ -25,7 +25,10 @@ public final class CUPSClient: @unchecked Sendable {
   }
 
   /// The server libcups is configured for (`CUPS_SERVER`, client.conf or the default).
-  public static var server: String { String(cString: cupsServer()) }
+  public static var server: String {
+    do { try CUPSLibrary.require() } catch { return "(unknown: \(error.message))" }
+    return String(cString: cupsServer())
+  }
 
   /// Runs `body` on the client's queue with a live connection. A connection failure drops
   /// the connection so that the next call reconnects.

@@ -35,7 +35,9 @@ public struct IPPStatus: RawRepresentable, Sendable, Hashable, CustomStringConve
 
   /// The IPP keyword for the status (`client-error-not-found`).
   public var description: String {
-    String(cString: ippErrorString(ipp_status_t(rawValue: rawValue)))
+    // libcups names it; before libcups is open (it could not be loaded), the number.
+    guard CUPSLibrary.isOpen else { return "IPP status 0x" + String(rawValue, radix: 16) }
+    return String(cString: ippErrorString(ipp_status_t(rawValue: rawValue)))
   }
 }
 

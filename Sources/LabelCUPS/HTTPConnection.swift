@@ -15,6 +15,7 @@ final class HTTPConnection {
   /// Connects to the server libcups is configured for (`CUPS_SERVER` first), giving up
   /// after `timeoutMS`; every later read or write gives up after `ioTimeout` seconds.
   init(timeoutMS: Int32 = 3000, ioTimeout: Double = 10) throws(CUPSError) {
+    try CUPSLibrary.require()
     let server = String(cString: cupsServer())
     guard
       let http = httpConnect2(

@@ -16,6 +16,7 @@ struct BarcodeSymbol: Sendable {
 
   /// Encodes `data`; a message saying why when libzint refuses it.
   init(_ symbology: Symbology, data: String) throws(LabelError) {
+    try DrawingLibraries.requireZint()
     guard let symbol = ZBarcode_Create() else {
       throw LabelError(field: "data", reason: "libzint could not allocate a symbol")
     }

@@ -20,6 +20,7 @@ final class Canvas {
         "a \(width) x \(height) dot label is \(width * height) dots; labeld draws at most "
           + "\(LabelRasteriser.maxPixels) dots a label (lower the dpi or the label's size)")
     }
+    try DrawingLibraries.requireDrawing()
     self.width = width
     self.height = height
     surface = cairo_image_surface_create(CAIRO_FORMAT_A8, Int32(width), Int32(height))

@@ -11,6 +11,7 @@ public enum PNGCodec {
   /// A 1-bit grayscale PNG of `bitmap`: black where the bitmap has a dot.
   public static func encode(_ bitmap: Bitmap) throws(ImageError) -> [UInt8] {
     guard bitmap.width > 0, bitmap.height > 0 else { throw ImageError("an empty bitmap") }
+    try DrawingLibraries.requireDrawing()
     let surface = cairo_image_surface_create(
       CAIRO_FORMAT_A1, Int32(bitmap.width), Int32(bitmap.height))
     defer { cairo_surface_destroy(surface) }
@@ -67,6 +68,7 @@ public enum PNGCodec {
         "the PNG is \(w) x \(h) pixels; at most \(maxSide) a side and \(maxPixels) pixels are accepted"
       )
     }
+    try DrawingLibraries.requireDrawing()
     let source = ByteSource(png)
     let surface = cairo_image_surface_create_from_png_stream(
       { closure, data, length in

@@ -54,6 +54,19 @@ package final class CUPSDiscovery: PrinterSource {
   @discardableResult
   private func discover() async -> Int {
     guard let registry = registry.withLock({ $0 }) else { return 0 }
+    // No server in sight and libcups never needed: it stays unloaded.
+    if !everReached, let why = await CUPSServerPresence.absence() {
+      let was = reached.withLock { r in
+        defer { r.last = false }
+        return r.last
+      }
+      if was != false {
+        log.notice(
+          "CUPS: no server to ask (\(why)); no CUPS printers until one answers, looking again every \(Self.interval)"
+        )
+      }
+      return 0
+    }
     let names: [String]
     do {
       names = try await client.queueNames()

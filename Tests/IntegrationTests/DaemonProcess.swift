@@ -141,9 +141,10 @@ final class DaemonProcess: @unchecked Sendable {
 /// survived the test and must exit cleanly on SIGTERM, whatever the test asserted.
 func withDaemon<T>(
   _ arguments: [String] = DaemonProcess.defaultArguments,
+  environment: [String: String] = [:],
   _ body: (DaemonProcess) throws -> T
 ) throws -> T {
-  let daemon = try DaemonProcess(arguments)
+  let daemon = try DaemonProcess(arguments, environment: environment)
   defer { daemon.stop() }
   let result = try body(daemon)
   let alive = daemon.process.isRunning

@@ -8,4 +8,9 @@
 static inline int czint_module(const struct zint_symbol *symbol, int row, int col) {
   return (symbol->encoded_data[row][col >> 3] >> (col & 7)) & 1;
 }
+
+// Binds the stubs in lazy.c to libzint, opened with dlopen: labeld links none
+// of it and loads it on first use. Nothing in it may be called before.
+void czint_bind(void *handle);
+
 #endif

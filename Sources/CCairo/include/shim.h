@@ -58,4 +58,9 @@ void pango_font_description_set_family(PangoFontDescription *desc, const char *f
 void pango_font_description_set_weight(PangoFontDescription *desc, int weight);
 void pango_font_description_set_size(PangoFontDescription *desc, int size);
 void pango_font_description_set_absolute_size(PangoFontDescription *desc, double size);
+
+// Binds the stubs in lazy.c to the drawing libraries (pangocairo, with pango, cairo and gobject), opened with dlopen: labeld links none
+// of it and loads it on first use. Nothing in it may be called before.
+void ccairo_bind(void *handle);
+
 #endif
