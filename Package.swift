@@ -125,7 +125,7 @@ let package = Package(
       name: "LabelDaemonTests",
       dependencies: [
         "LabelDaemon", "LabelCore", "LabelSQLite", "LabelLanguages", "LabelUSB", "LabelCUPS",
-        "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler", "LabelTransportSim",
+        "LabelLog", "LabelPOSIX", "LabelEvents", "LabelStore", "LabelScheduler", "LabelTransportSim",
         "LabelTransportCUPS", "LabelTransportUSB", "LabelServer", "LabelTestKit",
       ]),
     .testTarget(

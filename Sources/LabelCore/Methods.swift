@@ -49,7 +49,7 @@ public struct HelloResult: Codable, Sendable, Equatable {
   }
 }
 
-public struct PrintersResult: Codable, Sendable {
+public struct PrintersResult: Codable, Sendable, Equatable {
   public var printers: [Printer]
   public init(printers: [Printer]) { self.printers = printers }
 }

@@ -42,6 +42,11 @@ public enum Wire {
     return envelope(id: id, member: "result", encoded)
   }
 
+  /// The same, for a result already encoded (`json`: one JSON value).
+  public static func result(id: RequestID, json: [UInt8]) -> [UInt8] {
+    envelope(id: id, member: "result", json)
+  }
+
   /// `{"error":ERROR,"id":ID,"jsonrpc":"2.0"}`; `id` nil is `null` (the request's id
   /// could not be read).
   public static func error(id: RequestID?, _ error: RPCError) -> [UInt8] {

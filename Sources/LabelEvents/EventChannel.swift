@@ -119,6 +119,12 @@ package final class EventChannel: Sendable {
     }
   }
 
+  /// Whether every event raised so far has been delivered (a response now cannot
+  /// overtake a notification).
+  package var allDelivered: Bool {
+    state.withLock { s in s.delivered >= s.journal.latestSeq }
+  }
+
   /// Returns once every event raised before the call has been delivered: a response waits
   /// for it, so the notifications a request caused are queued before its response.
   package func waitForDelivery() async {

@@ -43,6 +43,9 @@ package struct ConnectionLimits: Sendable {
 /// `@unchecked Sendable`: every mutable field lives in `state` (a Mutex).
 package final class Connection: EventSubscriber, @unchecked Sendable {
   package typealias Handler = @Sendable ([UInt8], Connection) async -> [UInt8]?
+  /// Answers a request on the calling thread when it can without waiting (`.later`: it
+  /// cannot, and `Handler` takes it).
+  package typealias ImmediateHandler = @Sendable ([UInt8], Connection) -> Dispatcher.Immediate
 
   package let subscriberID: UInt64
   package let peer: PeerCredentials
@@ -51,6 +54,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
   private let queue: DispatchQueue
   private let loop: EventLoop
   private let handler: Handler
+  private let immediate: ImmediateHandler
   private let onClose: @Sendable (Connection) -> Void
   /// Asks the alert channel for the next replay chunk.
   private let onReplayDrained: @Sendable (Connection) -> Void
@@ -99,6 +103,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
   package init(
     id: UInt64, fd: Int32, peer: PeerCredentials, limits: ConnectionLimits, queue: DispatchQueue,
     loop: EventLoop, log: Logger, budget: ReadAheadBudget, handler: @escaping Handler,
+    immediate: @escaping ImmediateHandler = { _, _ in .later },
     onClose: @escaping @Sendable (Connection) -> Void,
     onReplayDrained: @escaping @Sendable (Connection) -> Void
   ) {
@@ -111,6 +116,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     self.loop = loop
     self.log = log
     self.handler = handler
+    self.immediate = immediate
     self.onClose = onClose
     self.onReplayDrained = onReplayDrained
   }
@@ -139,8 +145,8 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
   private func readable() {
     var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
     var fatal = false
-    state.withLock { s in
-      guard !s.closed, !s.readStopped, !s.readSuspended else { return }
+    let handleHere = state.withLock { s -> Bool in
+      guard !s.closed, !s.readStopped, !s.readSuspended else { return false }
       // Edge-triggered: read until EAGAIN or EOF.
       while true {
         let allowance = readAllowance(&s)
@@ -169,12 +175,15 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
       }
       if fatal {
         closeNow(&s)
-        return
+        return false
       }
       updateReadPause(&s)
-      startProcessing(&s)
       if s.eof && !s.processing && s.inbox.isEmpty { closeAfterFlush(&s) }
+      guard !s.processing, !s.inbox.isEmpty, !s.closing, !s.closed else { return false }
+      s.processing = true
+      return true
     }
+    if handleHere { drainAtOnce() }
   }
 
   /// How many bytes this connection may read now: what its floor and borrowed bytes
@@ -274,6 +283,44 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
   private func startProcessing(_ s: inout State) {
     guard !s.processing, !s.inbox.isEmpty, !s.closing, !s.closed else { return }
     s.processing = true
+    Task { await self.drain() }
+  }
+
+  /// The most requests answered on the reading thread in a row: a client that pipelines
+  /// many cheap calls does not keep the loop from the other connections.
+  private static let atOnceLimit = 32
+
+  /// Answers the requests at the head of the inbox that can be answered without waiting,
+  /// on this thread (the event loop's: no task, no hand-off); the first that cannot, and
+  /// everything after it, go to `drain` in a task. Called with `processing` set.
+  private func drainAtOnce() {
+    for _ in 0..<Self.atOnceLimit {
+      let head: Inbound? = state.withLock { s in
+        if s.closing || s.closed || s.inbox.isEmpty {
+          s.processing = false
+          if s.eof && !s.closed { closeAfterFlush(&s) }
+          return nil
+        }
+        if writerIsBehind(s) {
+          s.processing = false
+          s.waitingForWriter = true
+          return nil
+        }
+        return s.inbox[0]
+      }
+      guard let head else { return }
+      guard case .line(let line) = head, case .answered(let reply) = immediate(line, self)
+      else { break }
+      if let reply { send(reply) }
+      state.withLock { s in
+        // Still the head (`processing` keeps every other reader of the inbox out), unless
+        // the answer could not be written and the connection closed, emptying it.
+        guard !s.closed, !s.inbox.isEmpty else { return }
+        s.inbox.removeFirst()
+        release(line.count + 1, &s)
+        updateReadPause(&s)
+      }
+    }
     Task { await self.drain() }
   }
 

@@ -19,6 +19,8 @@ package struct RequestContext: Sendable {
 /// response (`subscribe`, whose response must precede its replay).
 package enum Reply: Sendable {
   case result(any Encodable & Sendable)
+  /// A result already encoded (`EncodedResult`).
+  case encoded([UInt8])
   case sent
 }
 
@@ -26,6 +28,8 @@ package enum Reply: Sendable {
 /// The handlers live in `Methods/`, one file per area.
 package final class Dispatcher: Sendable {
   package let services: Services
+  /// `printers.list` is asked often and changes seldom: its encoding is kept.
+  private let printersList = EncodedResult<PrintersResult>()
 
   package init(services: Services) { self.services = services }
 
@@ -37,49 +41,144 @@ package final class Dispatcher: Sendable {
   package func handle(_ line: [UInt8], peer: PeerCredentials, connection: Connection?) async
     -> [UInt8]?
   {
-    let value: JSONValue
-    let rawID: [UInt8]?
-    do {
-      (value, rawID) = try JSONValue.parse(line, keepingRawMember: "id")
-    } catch {
-      return Wire.error(id: nil, .parseError(error.description))
+    let request: Request
+    switch Self.parse(line) {
+    case .success(let r): request = r
+    case .failure(let answer): return answer.line
     }
-    guard case .object(let request) = value else {
-      return Wire.error(id: nil, .invalidRequest("not a JSON-RPC object"))
-    }
-    let id: RequestID?
-    switch request["id"] {
-    case nil: id = nil
-    case .null?, .int?, .double?, .string?: id = rawID.map(RequestID.init(json:))
-    default: return Wire.error(id: nil, .invalidRequest("id must be a number or a string"))
-    }
-    guard request["jsonrpc"] == .string("2.0") else {
-      return Wire.error(id: id, .invalidRequest("\"jsonrpc\" must be \"2.0\""))
-    }
-    guard case .string(let method) = request["method"] else {
-      return Wire.error(id: id, .invalidRequest("\"method\" must be a string"))
-    }
-    let context = RequestContext(peer: peer, connection: connection, id: id)
+    let context = RequestContext(peer: peer, connection: connection, id: request.id)
     let reply: Reply
     do {
-      reply = try await call(method, params: request["params"], context)
+      reply = try await call(request.method, params: request.params, context)
     } catch {
-      guard id != nil else { return nil }
+      guard request.id != nil else { return nil }
       await services.channel.waitForDelivery()
-      if error.code == RPCErrorCode.internalError.rawValue {
-        services.log.error("request \(method) from uid \(peer.uid) failed: \(error.message)")
-      }
-      return Wire.error(id: id, error)
+      return failed(request, error, peer: peer)
     }
-    guard let id else { return nil }
+    guard let id = request.id else { return nil }
     switch reply {
     case .result(let result):
       // Alerts wait for the journal before they are delivered; the ones this request
       // raised are queued before its response, as without a journal.
       await services.channel.waitForDelivery()
       return Wire.result(id: id, result)
+    case .encoded(let json):
+      await services.channel.waitForDelivery()
+      return Wire.result(id: id, json: json)
     case .sent: return nil
     }
+  }
+
+  /// What `handleAtOnce` did with a line.
+  package enum Immediate: Sendable {
+    /// Answered (nil: a notification, no answer).
+    case answered([UInt8]?)
+    /// Not a request that can be answered without waiting: `handle` takes it.
+    case later
+  }
+
+  /// The methods that only read what is in memory, answered on the thread that read the
+  /// request (no task, no hand-off): `hello`, `printers.list`, `printers.get`,
+  /// `alerts.active`. Only when every alert raised before is delivered (as `handle` waits
+  /// for), so no answer overtakes a notification.
+  package static let immediateMethods: Set<Method> = [
+    .hello, .printersList, .printersGet, .alertsActive,
+  ]
+  private static let immediateNames = immediateMethods.map { Array("\"\($0.rawValue)\"".utf8) }
+
+  /// Answers `line` at once when it is a call of one of `immediateMethods`; anything else
+  /// (or an alert still on its way) is `.later`. A line that names none of them is not
+  /// even parsed here.
+  package func handleAtOnce(_ line: [UInt8], peer: PeerCredentials) -> Immediate {
+    guard Self.immediateNames.contains(where: { Self.occurs($0, in: line) }),
+      services.channel.allDelivered, case .success(let request) = Self.parse(line),
+      let method = Method(rawValue: request.method), Self.immediateMethods.contains(method)
+    else { return .later }
+    let reply: Reply
+    do {
+      reply = try callAtOnce(method, params: try Params(request.params))
+    } catch {
+      return .answered(request.id == nil ? nil : failed(request, error, peer: peer))
+    }
+    guard let id = request.id else { return .answered(nil) }
+    switch reply {
+    case .result(let result): return .answered(Wire.result(id: id, result))
+    case .encoded(let json): return .answered(Wire.result(id: id, json: json))
+    case .sent: return .answered(nil)
+    }
+  }
+
+  /// Whether `needle` (not empty) occurs in `haystack`: a plain scan, since the generic
+  /// `contains` of the standard library costs more than the rest of an immediate request.
+  private static func occurs(_ needle: [UInt8], in haystack: [UInt8]) -> Bool {
+    haystack.withUnsafeBufferPointer { h in
+      needle.withUnsafeBufferPointer { n in
+        guard let first = n.first, n.count <= h.count else { return false }
+        var i = 0
+        let last = h.count - n.count
+        while i <= last {
+          if h[i] == first {
+            var k = 1
+            while k < n.count && h[i + k] == n[k] { k += 1 }
+            if k == n.count { return true }
+          }
+          i += 1
+        }
+        return false
+      }
+    }
+  }
+
+  /// A request line's envelope, checked.
+  private struct Request {
+    var id: RequestID?
+    var method: String
+    var params: JSONValue?
+  }
+
+  /// The answer to a line that is not a request (nil line: a notification).
+  private struct Rejected: Error {
+    var line: [UInt8]?
+  }
+
+  /// JSON-RPC framing (JSON-RPC 2.0 §4, §5): an object with `"jsonrpc": "2.0"`, a string
+  /// method, and an id that is a number, a string or null (absent: a notification).
+  private static func parse(_ line: [UInt8]) -> Result<Request, Rejected> {
+    let value: JSONValue
+    let rawID: [UInt8]?
+    do {
+      (value, rawID) = try JSONValue.parse(line, keepingRawMember: "id")
+    } catch {
+      return .failure(Rejected(line: Wire.error(id: nil, .parseError(error.description))))
+    }
+    guard case .object(let request) = value else {
+      return .failure(Rejected(line: Wire.error(id: nil, .invalidRequest("not a JSON-RPC object"))))
+    }
+    let id: RequestID?
+    switch request["id"] {
+    case nil: id = nil
+    case .null?, .int?, .double?, .string?: id = rawID.map(RequestID.init(json:))
+    default:
+      return .failure(
+        Rejected(line: Wire.error(id: nil, .invalidRequest("id must be a number or a string"))))
+    }
+    guard request["jsonrpc"] == .string("2.0") else {
+      return .failure(
+        Rejected(line: Wire.error(id: id, .invalidRequest("\"jsonrpc\" must be \"2.0\""))))
+    }
+    guard case .string(let method) = request["method"] else {
+      return .failure(
+        Rejected(line: Wire.error(id: id, .invalidRequest("\"method\" must be a string"))))
+    }
+    return .success(Request(id: id, method: method, params: request["params"]))
+  }
+
+  /// The error answer to a request (an internal error is logged too).
+  private func failed(_ request: Request, _ error: RPCError, peer: PeerCredentials) -> [UInt8] {
+    if error.code == RPCErrorCode.internalError.rawValue {
+      services.log.error("request \(request.method) from uid \(peer.uid) failed: \(error.message)")
+    }
+    return Wire.error(id: request.id, error)
   }
 
   /// Routes one method call.
@@ -89,9 +188,7 @@ package final class Dispatcher: Sendable {
     guard let m = Method(rawValue: method) else { throw .methodNotFound(method) }
     let p = try Params(params)
     switch m {
-    case .hello: return try hello(p)
-    case .printersList:
-      return .result(PrintersResult(printers: services.printers.printers))
+    case .hello, .printersList, .printersGet, .alertsActive: return try callAtOnce(m, params: p)
     case .printersRefresh:
       for source in services.sources { await source.refresh() }
       return .result(PrintersResult(printers: services.printers.printers))
@@ -100,7 +197,6 @@ package final class Dispatcher: Sendable {
         if let devices = await source.devices() { return .result(devices) }
       }
       return .result(DevicesResult(enabled: false, message: "USB is switched off", devices: []))
-    case .printersGet: return try printersGet(p)
     case .printersSimulate: return try await printersSimulate(p, context)
     case .productsSave: return try await productsSave(p, context)
     case .productsGet: return try await productsGet(p)
@@ -124,10 +220,21 @@ package final class Dispatcher: Sendable {
         JobResult(job: try await services.jobs.get(try p.int("job", in: 1...Int.max))))
     case .jobsCancel: return try await jobsCancel(p, context)
     case .jobsList: return try await jobsList(p)
-    case .alertsActive: return .result(AlertsResult(alerts: services.channel.active))
     case .alertsDismiss:
       return .result(DismissResult(dismissed: services.channel.dismiss(id: try p.string("id"))))
     case .subscribe: return try subscribe(p, context)
+    }
+  }
+
+  /// The methods that answer from memory without waiting (`immediateMethods`).
+  private func callAtOnce(_ m: Method, params p: Params) throws(RPCError) -> Reply {
+    switch m {
+    case .hello: return try hello(p)
+    case .printersList:
+      return .encoded(try printersList.json(PrintersResult(printers: services.printers.printers)))
+    case .printersGet: return try printersGet(p)
+    case .alertsActive: return .result(AlertsResult(alerts: services.channel.active))
+    default: throw .internalError("\(m.rawValue) cannot be answered at once")
     }
   }
 

@@ -113,6 +113,7 @@ package final class Server: @unchecked Sendable {
         id: id, fd: fd, peer: peer, limits: limits, queue: queue, loop: loop,
         log: log, budget: readAhead,
         handler: { line, connection in await dispatcher.handle(line, connection: connection) },
+        immediate: { line, connection in dispatcher.handleAtOnce(line, peer: connection.peer) },
         onClose: { [weak self] connection in self?.closed(connection) },
         onReplayDrained: { [channel] connection in channel.pump(connection.subscriberID) })
       connections.withLock { $0[id] = connection }

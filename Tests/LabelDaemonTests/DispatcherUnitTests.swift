@@ -1,5 +1,7 @@
 import Foundation
 import LabelCore
+import LabelPOSIX
+import LabelServer
 import LabelTestKit
 import Testing
 
@@ -90,5 +92,48 @@ import Testing
       #expect(reply["error"]?["code"] == .int(code), "\(line)")
     }
     #expect(printer.started == 0)
+  }
+
+  /// Reads from memory are answered on the reading thread (no task): the same answer as
+  /// the async path, byte for byte; anything that waits goes the async way.
+  @Test func readsFromMemory_areAnsweredAtOnce_theSameAsByTheAsyncPath() async throws {
+    let stack = try TestStack()
+    defer { stack.close() }
+    await stack.add(FakeTransport(id: "fake:a"))
+    let peer = PeerCredentials(pid: 1, uid: 1000, gid: 1000)
+    for request in [
+      #"{"jsonrpc":"2.0","id":1,"method":"printers.list"}"#,
+      #"{"jsonrpc":"2.0","id":"x","method":"printers.get","params":{"printer":"fake:a"}}"#,
+      #"{"jsonrpc":"2.0","id":2,"method":"printers.get","params":{"printer":"fake:nope"}}"#,
+      #"{"jsonrpc":"2.0","id":3,"method":"hello","params":{"client":"t"}}"#,
+      #"{"jsonrpc":"2.0","id":4,"method":"alerts.active"}"#,
+    ] {
+      guard
+        case .answered(let line) = stack.dispatcher.handleAtOnce(Array(request.utf8), peer: peer)
+      else {
+        Issue.record("not answered at once: \(request)")
+        continue
+      }
+      #expect(line == (await stack.call(request)), "\(request)")
+    }
+    // The second printers.list comes from the kept encoding; a change is seen at once.
+    let before = try Self.decode(
+      await stack.call(#"{"jsonrpc":"2.0","id":1,"method":"printers.list"}"#))
+    await stack.add(FakeTransport(id: "fake:b"))
+    let after = try Self.decode(
+      await stack.call(#"{"jsonrpc":"2.0","id":1,"method":"printers.list"}"#))
+    #expect(before["result"]?["printers"]?.arrayValue?.count == 1)
+    #expect(after["result"]?["printers"]?.arrayValue?.count == 2)
+    // Writes, and lines that only mention a read, take the async path.
+    for request in [
+      #"{"jsonrpc":"2.0","id":5,"method":"products.get","params":{"sku":"printers.list"}}"#,
+      #"{"jsonrpc":"2.0","id":6,"method":"jobs.list"}"#,
+      #"not json "printers.list""#,
+    ] {
+      guard case .later = stack.dispatcher.handleAtOnce(Array(request.utf8), peer: peer) else {
+        Issue.record("answered at once: \(request)")
+        continue
+      }
+    }
   }
 }
