@@ -295,20 +295,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
   /// everything after it, go to `drain` in a task. Called with `processing` set.
   private func drainAtOnce() {
     for _ in 0..<Self.atOnceLimit {
-      let head: Inbound? = state.withLock { s in
-        if s.closing || s.closed || s.inbox.isEmpty {
-          s.processing = false
-          if s.eof && !s.closed { closeAfterFlush(&s) }
-          return nil
-        }
-        if writerIsBehind(s) {
-          s.processing = false
-          s.waitingForWriter = true
-          return nil
-        }
-        return s.inbox[0]
-      }
-      guard let head else { return }
+      guard let head = state.withLock({ nextRequest(&$0, taking: false) }) else { return }
       guard case .line(let line) = head, case .answered(let reply) = immediate(line, self)
       else { break }
       if let reply { send(reply) }
@@ -324,6 +311,23 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     Task { await self.drain() }
   }
 
+  /// The request to handle next (taken off the inbox, or only looked at); nil ends the
+  /// handling: nothing is left, the connection is closing, or the client has so many
+  /// answers unread that the next request waits (`flush` resumes it once it has read).
+  private func nextRequest(_ s: inout State, taking: Bool) -> Inbound? {
+    if s.closing || s.closed || s.inbox.isEmpty {
+      s.processing = false
+      if s.eof && !s.closed { closeAfterFlush(&s) }
+      return nil
+    }
+    if writerIsBehind(s) {
+      s.processing = false
+      s.waitingForWriter = true
+      return nil
+    }
+    return taking ? s.inbox.removeFirst() : s.inbox[0]
+  }
+
   /// Whether the client has left so many answers unread that the next request waits.
   private func writerIsBehind(_ s: State) -> Bool {
     s.queued >= limits.pauseReadsAtQueued || s.outBytes >= limits.pauseHandlingAtQueuedBytes
@@ -331,21 +335,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
 
   private func drain() async {
     while true {
-      let next: Inbound? = state.withLock { s in
-        if s.closing || s.closed || s.inbox.isEmpty {
-          s.processing = false
-          if s.eof && !s.closed { closeAfterFlush(&s) }
-          return nil
-        }
-        if writerIsBehind(s) {
-          // Resumed by `flush` once the client has read enough.
-          s.processing = false
-          s.waitingForWriter = true
-          return nil
-        }
-        return s.inbox.removeFirst()
-      }
-      guard let next else { return }
+      guard let next = state.withLock({ nextRequest(&$0, taking: true) }) else { return }
       switch next {
       case .line(let line):
         if let reply = await handler(line, self) { send(reply) }

@@ -5,6 +5,7 @@ import LabelLanguages
 import LabelPOSIX
 import LabelRender
 import LabelSQLite
+import LabelTestKit
 import Synchronization
 
 #if canImport(Glibc)
@@ -112,25 +113,13 @@ import Synchronization
 /// Times labeld from exec to the `READY=1` it sends systemd, through a NOTIFY_SOCKET of
 /// our own.
 final class ReadyTimer {
-  let fd: Int32
-  let path: String
+  private let listener: NotifyListener
 
   init?(_ home: URL) {
     try? FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-    path = home.appendingPathComponent("notify.sock").path
-    fd = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-    let bound = withUnsafePointer(to: &addr) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard fd >= 0, bound == 0 else { return nil }
+    guard let listener = try? NotifyListener(directory: home) else { return nil }
+    self.listener = listener
   }
-
-  deinit { close(fd) }
 
   /// Starts labeld on `state` (its socket in it) and returns it with the milliseconds to
   /// READY=1; nil when it does not get there within `timeout` seconds.
@@ -142,18 +131,13 @@ final class ReadyTimer {
         "--no-config", "--socket", state.appendingPathComponent("s.sock").path,
         "--state-dir", state.appendingPathComponent("state").path, "--log-level", "error",
       ] + extra
-    p.environment = ["NOTIFY_SOCKET": path]
+    p.environment = ["NOTIFY_SOCKET": listener.path]
     let t0 = now()
     guard (try? p.run()) != nil else { return nil }
-    var buffer = [UInt8](repeating: 0, count: 512)
     let deadline = now() + UInt64(timeout * 1e9)
     while now() < deadline {
-      var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      guard poll(&pfd, 1, 1000) == 1 else { continue }
-      let n = recv(fd, &buffer, buffer.count, 0)
-      if n > 0 && String(decoding: buffer[0..<n], as: UTF8.self).contains("READY=1") {
-        return (p, Double(now() - t0) / 1e6)
-      }
+      guard let message = listener.next(timeout: 1) else { continue }
+      if message.contains("READY=1") { return (p, Double(now() - t0) / 1e6) }
     }
     stopDaemon(p)
     return nil

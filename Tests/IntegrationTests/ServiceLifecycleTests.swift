@@ -1,52 +1,12 @@
 import Foundation
 import LabelClient
 import LabelCore
+import LabelTestKit
 import Testing
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
 #endif
-
-/// A datagram socket standing in for systemd's NOTIFY_SOCKET: collects what labeld says.
-final class NotifyListener: @unchecked Sendable {
-  let path: String
-  private let fd: Int32
-
-  init(directory: URL) throws {
-    path = directory.appendingPathComponent("notify.sock").path
-    fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-    let ok = withUnsafePointer(to: &addr) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard ok == 0 else { throw POSIXError(.EADDRINUSE) }
-  }
-
-  deinit { close(fd) }
-
-  /// The next datagram, or nil after `timeout` seconds.
-  func next(timeout: Double = 30) -> String? {
-    var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-    guard poll(&pfd, 1, Int32(timeout * 1000)) == 1 else { return nil }
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    let n = recv(fd, &buffer, buffer.count, 0)
-    return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : nil
-  }
-
-  /// Reads datagrams until one contains `line`; all read so far.
-  func waitFor(_ line: String, timeout: Double = 30) -> [String] {
-    var seen: [String] = []
-    while let message = next(timeout: timeout) {
-      seen.append(message)
-      if message.split(separator: "\n").contains(Substring(line)) { break }
-    }
-    return seen
-  }
-}
 
 /// labeld as a systemd service: the notify protocol, the watchdog, socket activation and
 /// stopping without losing a label.
