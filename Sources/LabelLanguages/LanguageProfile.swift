@@ -35,6 +35,11 @@ public struct LanguageProfile: Sendable, Equatable {
   /// Whether an IEEE-1284 device id says the device speaks this language: its command
   /// sets (`CMD:`) and its lower-case model (`MDL:`).
   public var speaks: @Sendable (_ commandSets: [String], _ model: String) -> Bool
+  /// The IEEE-1284 command set (`CMD:`) its printers report.
+  public var commandSet: String
+  /// Whether a make-and-model or description text (upper-cased) names the language or one
+  /// of its printers (CUPS queues say "Zebra ZPL Label Printer", "Brother QL-820NWB").
+  public var namedIn: @Sendable (_ upperCasedText: String) -> Bool
   /// The driver for one of this language's models.
   public var makeDriver:
     @Sendable (ModelEntry, LabelSettings) throws(DriverError) -> any LanguageDriver
@@ -43,7 +48,7 @@ public struct LanguageProfile: Sendable, Equatable {
     a.language == b.language && a.displayName == b.displayName
       && a.fileExtension == b.fileExtension && a.make == b.make
       && a.defaultModel == b.defaultModel && a.simulatedModels == b.simulatedModels
-      && a.fallbackModel == b.fallbackModel
+      && a.fallbackModel == b.fallbackModel && a.commandSet == b.commandSet
       && a.defaultDPI == b.defaultDPI && a.onlyDPI == b.onlyDPI
       && a.defaultMedia == b.defaultMedia && a.mediaType == b.mediaType
   }
@@ -67,6 +72,7 @@ public struct LanguageProfile: Sendable, Equatable {
     mediaType: "application/vnd.zebra-zpl", simulatedName: { _ in "Simulated ZPL printer" },
     // CMD:ZPL (or ZPL2) in the device id.
     speaks: { commands, _ in commands.contains(where: { $0.hasPrefix("ZPL") }) },
+    commandSet: "ZPL", namedIn: { $0.contains("ZPL") },
     makeDriver: { model, settings in ZPLDriver(model: model, settings: settings) })
 
   /// Brother QL: 300 dpi heads only (Brother's QL raster command reference), a 62 mm
@@ -81,6 +87,7 @@ public struct LanguageProfile: Sendable, Equatable {
     simulatedName: { model in "Simulated Brother \(model ?? defaultBrotherQLModel)" },
     // Brother's raster command set is "PT-CBP"; some firmwares only name the model.
     speaks: { commands, model in commands.contains("PT-CBP") || model.hasPrefix("ql-") },
+    commandSet: "PT-CBP", namedIn: { $0.contains("QL-") },
     makeDriver: { model, _ throws(DriverError) in try BrotherQLDriver(model: model) })
 
   public static let all: [LanguageProfile] = [zpl, brotherQL]

@@ -20,7 +20,9 @@ package enum CUPSPrinterModel {
     for text in [q.makeAndModel, q.info] where !text.isEmpty && text != "Local Raw Printer" {
       let upper = text.uppercased()
       let make = text.split(separator: " ").first.map(String.init) ?? ""
-      let commands = upper.contains("ZPL") ? "ZPL" : (upper.contains("QL-") ? "PT-CBP" : "")
+      // The command sets of the languages the text names, as a device id would list them.
+      let commands = LanguageProfile.all.filter { $0.namedIn(upper) }.map(\.commandSet)
+        .joined(separator: ",")
       let id = DeviceID("MFG:\(make);MDL:\(text);CMD:\(commands);")
       if let m = DriverTable.match(vendorID: nil, productID: nil, deviceID: id) { return m.model }
     }
