@@ -84,13 +84,18 @@ package final class Dispatcher: Sendable {
   package static let immediateMethods: Set<Method> = [
     .hello, .printersList, .printersGet, .alertsActive,
   ]
+  /// The longest line `handleAtOnce` looks at.
+  package static let immediateLineLimit = 4096
   private static let immediateNames = immediateMethods.map { Array("\"\($0.rawValue)\"".utf8) }
 
   /// Answers `line` at once when it is a call of one of `immediateMethods`; anything else
   /// (or an alert still on its way) is `.later`. A line that names none of them is not
   /// even parsed here.
   package func handleAtOnce(_ line: [UInt8], peer: PeerCredentials) -> Immediate {
-    guard Self.immediateNames.contains(where: { Self.occurs($0, in: line) }),
+    // These requests are short; a long line (a big save that mentions one of the names)
+    // is not parsed on the loop's thread, where it would hold up every other connection.
+    guard line.count <= Self.immediateLineLimit,
+      Self.immediateNames.contains(where: { Self.occurs($0, in: line) }),
       services.channel.allDelivered, case .success(let request) = Self.parse(line),
       let method = Method(rawValue: request.method), Self.immediateMethods.contains(method)
     else { return .later }

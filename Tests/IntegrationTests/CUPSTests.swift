@@ -217,6 +217,15 @@ struct CUPSTests {
       let job = try Fixtures.submit(try d.client(), "cups:label", "LOST")
       try Self.waitForJob(w, job.id, "processing")
       try h.waitUntil("the printer received the job") { printer.documents.count == 1 }
+      // The backend has the printer's answer to Send-Document and follows the job there
+      // (it has set cups-waiting-for-job-completed on the queue). Killed before that answer, the printer loses the label and
+      // CUPS 2.4.2 ends the job as completed with nothing that tells it from a printed one
+      // (job-state-reasons processing-to-stop-point, as on a good job): that window made
+      // this test fail now and then, and is noted in docs/architecture.md.
+      try h.waitUntil("the ipp backend waits for the printer to finish the job") {
+        (try? h.tool("/usr/bin/lpstat", ["-l", "-p", "label"]))?.contains(
+          "cups-waiting-for-job-completed") == true
+      }
       // A new printer process on the same port knows nothing of the job: CUPS then calls its
       // job completed (cups-ipp-missing-job-history) although nothing was printed.
       printer.kill()

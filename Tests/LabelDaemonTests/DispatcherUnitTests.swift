@@ -129,6 +129,8 @@ import Testing
       #"{"jsonrpc":"2.0","id":5,"method":"products.get","params":{"sku":"printers.list"}}"#,
       #"{"jsonrpc":"2.0","id":6,"method":"jobs.list"}"#,
       #"not json "printers.list""#,
+      #"{"jsonrpc":"2.0","id":7,"method":"printers.list","params":{"pad":""#
+        + String(repeating: "x", count: Dispatcher.immediateLineLimit) + #""}}"#,
     ] {
       guard case .later = stack.dispatcher.handleAtOnce(Array(request.utf8), peer: peer) else {
         Issue.record("answered at once: \(request)")
