@@ -49,6 +49,16 @@ package final class CUPSDiscovery: PrinterSource {
     return id
   }
 
+  /// No server answered this round: said once, when it answered (or nothing was known)
+  /// the round before.
+  private func noAnswer(_ message: String) {
+    let was = reached.withLock { r in
+      defer { r.last = false }
+      return r.last
+    }
+    if was != false { log.notice("\(message), looking again every \(Self.interval)") }
+  }
+
   /// Looks for queues once and adopts the new ones. Returns how many were added; none when
   /// the server did not answer.
   @discardableResult
@@ -56,30 +66,16 @@ package final class CUPSDiscovery: PrinterSource {
     guard let registry = registry.withLock({ $0 }) else { return 0 }
     // No server in sight and libcups never needed: it stays unloaded.
     if !everReached, let why = await CUPSServerPresence.absence() {
-      let was = reached.withLock { r in
-        defer { r.last = false }
-        return r.last
-      }
-      if was != false {
-        log.notice(
-          "CUPS: no server to ask (\(why)); no CUPS printers until one answers, looking again every \(Self.interval)"
-        )
-      }
+      noAnswer("CUPS: no server to ask (\(why)); no CUPS printers until one answers")
       return 0
     }
     let names: [String]
     do {
       names = try await client.queueNames()
     } catch {
-      let was = reached.withLock { r in
-        defer { r.last = false }
-        return r.last
-      }
-      if was != false {
-        log.notice(
-          "CUPS: the server \(CUPSClient.server) does not answer (\(error.message)); no CUPS printers until it does, retrying every \(Self.interval)"
-        )
-      }
+      noAnswer(
+        "CUPS: the server \(CUPSClient.server) does not answer (\(error.message)); no CUPS "
+          + "printers until it does")
       return 0
     }
     let was = reached.withLock { r in

@@ -157,3 +157,26 @@ import Testing
     #expect(loop.count == 0)
   }
 }
+
+/// Libraries opened on first use: a library that is not there is a typed error naming it,
+/// never a crash, and what is mapped can be asked without mapping it.
+@Suite struct SharedLibraryTests {
+  @Test func aMissingLibrary_isAnErrorNamingIt() {
+    guard case .failure(let error) = SharedLibrary.open(["libnot-there.so.9", "libalso-not.so.1"])
+    else {
+      Issue.record("a library that does not exist was opened")
+      return
+    }
+    #expect(
+      error.message.contains("libnot-there.so.9") && error.message.contains("libalso-not.so.1"))
+  }
+
+  @Test func theFirstNameThatLoads_isOpened_andIsThenMapped() {
+    #expect(!SharedLibrary.isLoaded("libnot-there.so.9"))
+    guard case .success = SharedLibrary.open(["libnot-there.so.9", "libm.so.6"]) else {
+      Issue.record("libm.so.6 did not open")
+      return
+    }
+    #expect(SharedLibrary.isLoaded("libm.so.6"))
+  }
+}
