@@ -71,8 +71,8 @@ public final class Daemon: Sendable {
     self.config = config
     self.current = Mutex(config)
     self.log = log
-    let state = URL(fileURLWithPath: config.stateDirectory, isDirectory: true)
-    try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+    let state = config.stateDirectory
+    try Directory.create(state)
 
     store = StateStore(
       directory: config.stateDirectory, busyTimeoutMS: config.busyTimeoutMS, log: log)
@@ -301,8 +301,7 @@ public final class Daemon: Sendable {
     if let dirs = SocketPath.processEnvironment["RUNTIME_DIRECTORY"], !dirs.isEmpty {
       return dirs.split(separator: ":").first.map(String.init)
     }
-    let dir = URL(fileURLWithPath: socketPath).deletingLastPathComponent().path
-    return dir.isEmpty ? nil : dir
+    return Directory.parent(of: socketPath)
   }
 
   /// A socket passed by systemd (LISTEN_FDS) as it is, else a fresh one at `path`.

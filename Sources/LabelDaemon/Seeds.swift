@@ -1,6 +1,7 @@
 import FoundationEssentials
 import LabelCore
 import LabelLog
+import LabelPOSIX
 import LabelServer
 
 /// Demo data: `products.json` (an array of products) and `templates.json` (an array of
@@ -10,22 +11,21 @@ struct Seeds {
   let log: Logger
 
   func load(into services: Services) async throws {
-    let dir = URL(fileURLWithPath: directory, isDirectory: true)
     let decoder = LabelJSON.decoder()
     var loadedProducts = 0
     var loadedTemplates = 0
     if try await services.templates.count() == 0 {
-      let url = dir.appendingPathComponent("templates.json")
-      if FileManager.default.fileExists(atPath: url.path) {
-        let bytes = try Data(contentsOf: url)
+      let path = "\(directory)/templates.json"
+      if PlainFile.exists(path) {
+        let bytes = try PlainFile.read(path)
         // The same checks as templates.save: a misspelt member is an error, not a default.
-        let raw = try JSONValue.parse([UInt8](bytes)).arrayValue ?? []
+        let raw = try JSONValue.parse(bytes).arrayValue ?? []
         for (i, value) in raw.enumerated() {
           if let unknown = TemplateKeys.unknownMember(in: value) {
             throw unknown.nested(under: "templates.json[\(i)]")
           }
         }
-        for template in try decoder.decode([Template].self, from: bytes) {
+        for template in try decoder.decode([Template].self, from: Data(bytes)) {
           try template.validate()
           _ = try await services.templates.save(template)
           loadedTemplates += 1
@@ -33,9 +33,10 @@ struct Seeds {
       }
     }
     if try await services.products.count() == 0 {
-      let url = dir.appendingPathComponent("products.json")
-      if FileManager.default.fileExists(atPath: url.path) {
-        for product in try decoder.decode([ProductInput].self, from: Data(contentsOf: url)) {
+      let path = "\(directory)/products.json"
+      if PlainFile.exists(path) {
+        let bytes = try PlainFile.read(path)
+        for product in try decoder.decode([ProductInput].self, from: Data(bytes)) {
           try product.validate()
           _ = try await services.products.save(product, expectedVersion: nil)
           loadedProducts += 1

@@ -49,6 +49,17 @@ public enum SignalPipe {
   }
 
   /// The signals waiting in the pipe, in order (empty when none).
+  /// Blocks until at least one signal is in the pipe, then returns all that are, in the
+  /// order they came (the main thread's loop: it has nothing else to do).
+  public static func wait(_ readEnd: Int32) -> [Int32] {
+    while true {
+      var ready = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+      _ = retryingEINTR { poll(&ready, 1, -1) }
+      let signals = drain(readEnd)
+      if !signals.isEmpty { return signals }
+    }
+  }
+
   public static func drain(_ readEnd: Int32) -> [Int32] {
     var out: [Int32] = []
     var buffer = [UInt8](repeating: 0, count: 64)

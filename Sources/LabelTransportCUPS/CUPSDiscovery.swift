@@ -2,6 +2,7 @@ import FoundationEssentials
 import LabelCUPS
 import LabelCore
 import LabelLog
+import LabelPOSIX
 import LabelScheduler
 import Synchronization
 
@@ -22,7 +23,7 @@ package final class CUPSDiscovery: PrinterSource {
   /// How often queues are looked for again (new queues appear without a restart).
   package static let interval: Duration = .seconds(15)
 
-  package init(pins: [String: PrinterLanguage], stateDirectory: URL, log: Logger) {
+  package init(pins: [String: PrinterLanguage], stateDirectory: String, log: Logger) {
     self.pins = pins
     instance = Self.instanceID(stateDirectory, log: log)
     self.log = log
@@ -33,18 +34,18 @@ package final class CUPSDiscovery: PrinterSource {
 
   /// A token naming this installation in CUPS job names, kept in the state directory so
   /// that jobs sent before a restart are found again (and only this labeld's).
-  private static func instanceID(_ directory: URL, log: Logger) -> String {
-    let url = directory.appendingPathComponent("cups-instance")
-    if let text = try? String(contentsOf: url, encoding: .utf8),
-      case let id = text.trimmed, !id.isEmpty
+  private static func instanceID(_ directory: String, log: Logger) -> String {
+    let path = "\(directory)/cups-instance"
+    if let bytes = try? PlainFile.read(path, limit: 4096),
+      case let id = String(decoding: bytes, as: UTF8.self).trimmed, !id.isEmpty
     {
       return id
     }
     let id = String(UInt32.random(in: 0...UInt32.max), radix: 16)
     do {
-      try Data(id.utf8).write(to: url, options: .atomic)
+      try PlainFile.replace(path, with: Array(id.utf8))
     } catch {
-      log.warning("cannot keep \(url.path): \(error); CUPS jobs cannot be followed across restarts")
+      log.warning("cannot keep \(path): \(error); CUPS jobs cannot be followed across restarts")
     }
     return id
   }

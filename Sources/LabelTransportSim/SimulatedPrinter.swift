@@ -124,14 +124,14 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
 /// transport's status does: through `monitor`'s sink.
 package final class SimulatedPrinter: PrinterTransport, FaultInjecting {
   package let spec: SimulatedPrinterSpec
-  package let directory: URL
+  package let directory: String
   private let kept: OutputFiles
   private let faults = InjectedFaults()
 
-  package init(spec: SimulatedPrinterSpec, stateDirectory: URL) throws {
+  package init(spec: SimulatedPrinterSpec, stateDirectory: String) throws {
     self.spec = spec
-    self.directory = stateDirectory.appendingPathComponent("sim/\(spec.name)", isDirectory: true)
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    self.directory = "\(stateDirectory)/sim/\(spec.name)"
+    try Directory.create(directory)
     kept = OutputFiles(
       directory: directory, fileExtension: spec.language.profile.fileExtension, keep: spec.keep)
   }
@@ -156,8 +156,8 @@ package final class SimulatedPrinter: PrinterTransport, FaultInjecting {
   }
 
   /// Where a job's output goes.
-  package func outputURL(job: Int) -> URL {
-    directory.appendingPathComponent("\(job).\(spec.language.profile.fileExtension)")
+  package func outputPath(job: Int) -> String {
+    "\(directory)/\(job).\(spec.language.profile.fileExtension)"
   }
 
   package func print(_ bytes: [UInt8], job: Int, copy: Int, cancel _: CancelRequest) async throws {
@@ -165,16 +165,16 @@ package final class SimulatedPrinter: PrinterTransport, FaultInjecting {
       try await Task.sleep(for: .seconds(60.0 / spec.speed))
     }
     try Task.checkCancellation()
-    let url = outputURL(job: job)
+    let path = outputPath(job: job)
     do {
       if copy == 1 {
-        try? FileManager.default.removeItem(at: url)
+        try? PlainFile.remove(path)
         kept.written(job: job)
       }
-      try PlainFile.append(bytes, to: url.path)
+      try PlainFile.append(bytes, to: path)
     } catch {
       throw TransportError(
-        reason: .communication, message: "\(spec.name): cannot write \(url.path): \(error)")
+        reason: .communication, message: "\(spec.name): cannot write \(path): \(error)")
     }
   }
 }
@@ -191,17 +191,17 @@ package final class OutputFiles: Sendable {
     var head = 0
     var members: Set<Int> = []
   }
-  private let directory: URL
+  private let directory: String
   private let fileExtension: String
   private let keep: Int
   private let kept: Mutex<Kept>
 
-  package init(directory: URL, fileExtension: String, keep: Int) {
+  package init(directory: String, fileExtension: String, keep: Int) {
     self.directory = directory
     self.fileExtension = fileExtension
     self.keep = max(1, keep)
     let suffix = "." + fileExtension
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    let names = (try? Directory.names(directory)) ?? []
     let ids = names.compactMap { name in
       name.hasSuffix(suffix) ? Int(name.dropLast(suffix.count)) : nil
     }.sorted()
@@ -237,8 +237,7 @@ package final class OutputFiles: Sendable {
       return gone
     }
     for job in gone {
-      try? FileManager.default.removeItem(
-        at: directory.appendingPathComponent("\(job).\(fileExtension)"))
+      try? PlainFile.remove("\(directory)/\(job).\(fileExtension)")
     }
   }
 }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import LabelCommandLine
 import LabelCore
@@ -204,7 +203,7 @@ struct Options {
     var settings = Settings()
     if !noConfig {
       let path = explicitConfig ?? defaultConfig
-      if explicitConfig != nil || FileManager.default.fileExists(atPath: path) {
+      if explicitConfig != nil || PlainFile.exists(path) {
         let file: ConfigFile
         do { file = try ConfigFile(contentsOf: path) } catch { throw .config(error.description) }
         for entry in file.entries {

@@ -1,4 +1,3 @@
-import Dispatch
 import LabelCore
 import LabelDaemon
 import LabelLog
@@ -88,7 +87,7 @@ func stop(_ sig: Int32) {
   }
   log.notice("received signal \(sig), stopping (finishing labels in progress)")
   manager.stopping(status: "stopping: finishing labels in progress")
-  Task {
+  Task.detached {
     await daemon.shutdown(deadline: stopDeadline)
     log.notice("stopped")
     exit(0)
@@ -108,17 +107,12 @@ func reload() {
   manager.ready(status: daemon.statusLine)
 }
 
-// Signals, in the order they came, on the main queue (a read source on the signal pipe;
-// edge-triggered: each event drains the pipe).
-let signalSource = DispatchSource.makeReadSource(fileDescriptor: signalPipe, queue: .main)
-signalSource.setEventHandler {
-  for sig in SignalPipe.drain(signalPipe) {
-    if sig == SIGHUP { reload() } else { stop(sig) }
-  }
-}
-signalSource.resume()
-
-Task {
+// The daemon runs on its own threads and Swift's global executor; the main thread is left
+// to act on signals, in the order they came, as they arrive on the pipe. (Not
+// `dispatchMain()`: it parks the main thread by `pthread_exit`, whose unwinding maps
+// 300 KB of unwind tables and libgcc's unwinder into every idle labeld, and nothing of
+// labeld's runs on the main queue.)
+Task.detached {
   do {
     try await daemon.start()
   } catch {
@@ -137,4 +131,8 @@ Task {
     }
   }
 }
-dispatchMain()
+while true {
+  for sig in SignalPipe.wait(signalPipe) {
+    if sig == SIGHUP { reload() } else { stop(sig) }
+  }
+}

@@ -93,7 +93,7 @@ struct DispatcherTests {
     for job in [3, 9, 4, 7, 8] { touch(job) }
     _ = FileManager.default.createFile(
       atPath: dir.appendingPathComponent("notes.txt").path, contents: nil)
-    let kept = OutputFiles(directory: dir, fileExtension: "zpl", keep: 3)
+    let kept = OutputFiles(directory: dir.path, fileExtension: "zpl", keep: 3)
     #expect(files() == [7, 8, 9])
     for job in 10...12 {
       touch(job)
