@@ -1,3 +1,5 @@
+import CEpoll
+
 #if canImport(Glibc)
   @preconcurrency import Glibc
 #endif
@@ -51,10 +53,32 @@ public enum SignalPipe {
   /// The signals waiting in the pipe, in order (empty when none).
   /// Blocks until at least one signal is in the pipe, then returns all that are, in the
   /// order they came (the main thread's loop: it has nothing else to do).
+  ///
+  /// The wait is `epoll_pwait` with an empty signal mask: every signal can reach this
+  /// thread while it waits, whatever mask it was left with. (Libraries block signals in
+  /// the threads they run on; measured: labeld's main thread once ended up with
+  /// libdispatch's mask, every thread blocked SIGTERM, and a stop request stayed pending
+  /// for ever. `dispatchMain` waited in `sigsuspend` with an empty mask for the same
+  /// reason.)
   public static func wait(_ readEnd: Int32) -> [Int32] {
+    var none = sigset_t()
+    sigemptyset(&none)
+    let (epollFD, _) = retryingEINTR { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+    defer { if epollFD >= 0 { close(epollFD) } }
+    var event = epoll_event()
+    event.events = EPOLLIN.rawValue
+    event.data.fd = readEnd
+    if epollFD >= 0 { _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, readEnd, &event) }
     while true {
-      var ready = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-      _ = retryingEINTR { poll(&ready, 1, -1) }
+      if epollFD >= 0 {
+        var ready = epoll_event()
+        _ = epoll_pwait(epollFD, &ready, 1, -1, &none)
+      } else {
+        // No descriptor for epoll (EMFILE): unblock, then wait as before.
+        pthread_sigmask(SIG_SETMASK, &none, nil)
+        var ready = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+        _ = poll(&ready, 1, 1000)
+      }
       let signals = drain(readEnd)
       if !signals.isEmpty { return signals }
     }
