@@ -7,6 +7,7 @@ public enum TransportKind: String, Codable, Sendable {
 public enum PrinterLanguage: String, Codable, Sendable, CaseIterable {
   case zpl
   case brotherQL = "brother-ql"
+  case tspl
 }
 
 /// IPP printer state.

@@ -26,7 +26,8 @@ public struct Capabilities: Sendable, Equatable {
   /// Printable media widths, in mm.
   public var widthMM: ClosedRange<Double>
   public var finishing: Set<Finishing>
-  /// `~SD` range for ZPL; nil where the language has no darkness setting.
+  /// The darkness range on the language's own scale (ZPL `~SD` 0–30, TSPL `DENSITY`
+  /// 0–15); nil where the language has no darkness setting.
   public var darkness: ClosedRange<Int>?
   /// What counts a copy as printed.
   public var confirmation: PrintConfirmation
@@ -68,7 +69,7 @@ public enum DriverTable {
           dpi: m.hasHighResolution ? [300, 600] : [300], widthMM: 12...(m.isWide ? 102 : 62),
           finishing: m.hasCutter ? [.cut, .tear] : [.tear], darkness: nil,
           confirmation: .perPage))
-    } + zebraModels
+    } + zebraModels + tsplModels
 
   private static func zebra(
     _ name: String, _ prefixes: [String], dpi: [Int], widthMM: Double, cutter: Bool
@@ -101,9 +102,53 @@ public enum DriverTable {
   public static let genericZPL = zebra(
     "Generic ZPL printer", [], dpi: [203, 300, 600], widthMM: 104, cutter: true)
 
-  /// The row named `name` for `language` (the generic ZPL row included).
+  /// TSPL desktop printers for 4 in labels, matched by USB vendor and product id (each pair
+  /// seen in two or more independent sources: udev rules, drivers and reports of the
+  /// devices; their device ids are unreliable, `CMD:` is TSPL, TSPL2, XPP,XL or empty).
+  /// 203 dpi heads; widths are the heads' printable widths (TSC TX200, iDPRT SP410 and
+  /// MUNBYN: 108 mm, Rollo X1038: 104 mm). `DENSITY` is 0–15 (TSPL/TSPL2 Programming
+  /// Manual). Each answers `<ESC>!?` after a job as far as its firmware does.
+  private static func tspl(
+    _ name: String, make: String, vendor: UInt16, product: UInt16, prefixes: [String],
+    widthMM: Double
+  ) -> ModelEntry {
+    ModelEntry(
+      name: name, make: make, displayName: name, language: .tspl, vendorID: vendor,
+      productID: product, modelPrefixes: prefixes.map { $0.lowercased() },
+      capabilities: Capabilities(
+        dpi: [203], widthMM: 10...widthMM, finishing: [.tear], darkness: 0...15,
+        confirmation: .statusAfterSend))
+  }
+
+  public static let tscVendor: UInt16 = 0x1203
+
+  private static let tsplModels: [ModelEntry] = [
+    tspl(
+      "TSC TX200", make: "TSC", vendor: tscVendor, product: 0x0230, prefixes: ["TX200"],
+      widthMM: 108),
+    tspl(
+      "Rollo X1038", make: "Rollo", vendor: 0x09C5, product: 0x0588, prefixes: ["X1038"],
+      widthMM: 104),
+    tspl(
+      "iDPRT SP410", make: "iDPRT", vendor: 0x20D1, product: 0x7008, prefixes: ["SP410"],
+      widthMM: 108),
+    tspl(
+      "MUNBYN ITPP941", make: "MUNBYN", vendor: 0x09C6, product: 0x0426, prefixes: ["ITPP941"],
+      widthMM: 108),
+  ]
+
+  /// A printer that speaks TSPL but is not in the table (`CMD:TSPL` or `TSPL2`): 203 or
+  /// 300 dpi, up to 4.25 in across.
+  public static let genericTSPL = ModelEntry(
+    name: "Generic TSPL printer", make: nil, displayName: "Generic TSPL printer",
+    language: .tspl, vendorID: 0, productID: nil, modelPrefixes: [],
+    capabilities: Capabilities(
+      dpi: [203, 300], widthMM: 10...108, finishing: [.tear, .cut, .peel], darkness: 0...15,
+      confirmation: .statusAfterSend))
+
+  /// The row named `name` for `language` (the generic rows included).
   public static func model(named name: String, language: PrinterLanguage) -> ModelEntry? {
-    (models + [genericZPL]).first { $0.name == name && $0.language == language }
+    (models + [genericZPL, genericTSPL]).first { $0.name == name && $0.language == language }
   }
 
   /// The best model for a device, with its score; nil when nothing fits. Points:

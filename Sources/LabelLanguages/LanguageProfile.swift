@@ -90,7 +90,24 @@ public struct LanguageProfile: Sendable, Equatable {
     commandSet: "PT-CBP", namedIn: { $0.contains("QL-") },
     makeDriver: { model, _ throws(DriverError) in try BrotherQLDriver(model: model) })
 
-  public static let all: [LanguageProfile] = [zpl, brotherQL]
+  /// TSPL (TSC TSPL/TSPL2): 203 dpi desktop printers, the 4 x 6 in shipping label they
+  /// are mostly bought for. There is no registered media type for TSPL; labeld names it
+  /// in the vendor tree as it does Brother's raster.
+  public static let tspl = LanguageProfile(
+    language: .tspl, displayName: "TSPL", fileExtension: "tspl", make: "TSC",
+    defaultModel: DriverTable.genericTSPL.name, simulatedModels: [],
+    fallbackModel: DriverTable.genericTSPL.name,
+    defaultDPI: 203, onlyDPI: nil,
+    defaultMedia: Media(widthMM: 101.6, lengthMM: 152.4, kind: "labels"),
+    mediaType: "application/vnd.tsc-tspl", simulatedName: { _ in "Simulated TSPL printer" },
+    // CMD:TSPL or TSPL2; clones that say XPP,XL (or nothing) are matched by their USB ids.
+    speaks: { commands, _ in commands.contains(where: { $0.hasPrefix("TSPL") }) },
+    commandSet: "TSPL", namedIn: { $0.contains("TSPL") },
+    makeDriver: { model, settings throws(DriverError) in
+      try TSPLDriver(model: model, settings: settings)
+    })
+
+  public static let all: [LanguageProfile] = [zpl, brotherQL, tspl]
 }
 
 extension PrinterLanguage {
@@ -99,6 +116,7 @@ extension PrinterLanguage {
     switch self {
     case .zpl: .zpl
     case .brotherQL: .brotherQL
+    case .tspl: .tspl
     }
   }
 }

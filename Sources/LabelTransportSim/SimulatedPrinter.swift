@@ -6,7 +6,7 @@ import LabelScheduler
 import Synchronization
 
 /// A `--simulate` specification: `NAME=LANGUAGE[,dpi=N][,width=MM][,length=MM]
-/// [,speed=LABELS_PER_MIN][,darkness=0-30][,finish=tear|cut|peel][,model=NAME]
+/// [,speed=LABELS_PER_MIN][,darkness=0-30 (TSPL: 0-15)][,finish=tear|cut|peel][,model=NAME]
 /// [,accepting=yes|no][,keep=N]`. Brother QL printers are 300 dpi; `model` names the Brother QL
 /// model whose raster they take (default QL-820NWB).
 public struct SimulatedPrinterSpec: Sendable, Equatable {
@@ -18,7 +18,8 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
   /// Labels per minute; 0 prints instantly.
   public var speed: Double
   public var accepting: Bool
-  /// ZPL `~SD` darkness 0–30 sent with rendered labels (nil: the printer's own setting).
+  /// Darkness sent with rendered labels, on the language's scale (ZPL `~SD` 0–30, TSPL
+  /// `DENSITY` 0–15; nil: the printer's own setting).
   public var darkness: Int?
   /// How labels are finished (ZPL `^MM`); nil: the printer's own setting.
   public var finish: String?
@@ -95,7 +96,10 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
       case "length": spec.lengthMM = try number(0...2000)
       case "speed": spec.speed = try number(0...10_000)
       case "darkness":
-        spec.darkness = Int(try number(0...30))
+        // The language's own scale: ZPL ~SD 0–30, TSPL DENSITY 0–15.
+        let model = DriverTable.model(named: language.profile.defaultModel, language: language)
+        let range = model?.capabilities.darkness ?? 0...30
+        spec.darkness = Int(try number(Double(range.lowerBound)...Double(range.upperBound)))
       case "finish":
         guard ["tear", "cut", "peel"].contains(value) else {
           throw SpecError("\(name): finish must be tear, cut or peel")

@@ -82,6 +82,34 @@ import LabelRender
   return line
 }
 
+/// A 4 x 6 in label at 203 dpi (812 x 1218 dots, the shipping label TSPL printers are
+/// bought for) encoded to TSPL, and the same bytes decoded back (issue #15).
+@MainActor func tsplEncoding() -> String {
+  let driver: TSPLDriver
+  do {
+    driver = try TSPLDriver(model: DriverTable.genericTSPL)
+  } catch {
+    return "| TSPL | \(error) |\n"
+  }
+  var bitmap = Bitmap(width: 812, height: 1218)
+  for i in 0..<60 { bitmap.fill(x: (i * 37) % 700, y: (i * 53) % 1150, width: 90, height: 50) }
+  let media = Media(widthMM: 101.6, lengthMM: 152.4, kind: "labels")
+  let n = 500
+  var bytes: [UInt8] = []
+  let t0 = now()
+  for _ in 0..<n { bytes = (try? driver.encode(pages: [bitmap], media: media, dpi: 203)) ?? [] }
+  let encodeUS = Double(now() - t0) / 1e3 / Double(n)
+  let t1 = now()
+  var decoded = 0
+  for _ in 0..<20 { decoded += (try? TSPLDecoder(dpi: 203).decode(bytes).pages.count) ?? 0 }
+  let decodeMS = Double(now() - t1) / 1e6 / 20
+  return String(
+    format: "| TSPL, 4 x 6 in at 203 dpi (%d bytes), encode per label (µs) | %.1f |\n",
+    bytes.count, encodeUS)
+    + String(format: "| TSPL, the same label decoded to dots (ms) | %.2f |\n", decodeMS)
+    + (decoded == 20 ? "" : "| TSPL round trip failed | |\n")
+}
+
 /// A product label, 62 x 100 mm at 300 dpi (bold name shrunk to fit, price, EAN-13, Code 128,
 /// QR, frame), rasterised; then as a PNG preview and as Brother QL raster (issue #5's aim:
 /// < 5 ms per label).

@@ -80,6 +80,7 @@ let sections: [Section] = [
   Section(name: "ql", title: "Brother QL raster encoding", timeout: 180) {
     emitTable(qlEncoding())
   },
+  Section(name: "tspl", title: "TSPL encoding", timeout: 120) { emitTable(tsplEncoding()) },
   Section(name: "render", title: "Rendering", timeout: 180) { emitTable(rendering()) },
   Section(name: "usb", title: "USB (emulated QL-820NWB)", timeout: 300) {
     emitTable(usbThroughput(labeld: config.labeld))

@@ -16,6 +16,10 @@ Printers:
           status when a page cannot print.
   zebra   Zebra ZD420 (0a5f:0120): answers ~HS and ~HQES; each ^XA..^XZ label is
           DIR/SERIAL/label-N.zpl once printed (labels wait in its buffer while it has a fault).
+  tspl    TSC TX200 (1203:0230): parses TSPL (SIZE, GAP, CLS, BITMAP in its three modes,
+          PRINT m,n), answers <ESC>!? with its status byte; each label PRINT makes is
+          DIR/SERIAL/label-N.pbm once printed (labels wait while a fault bit is set), and
+          the commands of each are DIR/SERIAL/label-N.txt.
 
 Control: write lines to the FIFO DIR/control, each `SERIAL COMMAND [ARG]`:
   cover open|closed        media none|62|29x90|...   silent on|off     claimed on|off
@@ -23,6 +27,8 @@ Control: write lines to the FIFO DIR/control, each `SERIAL COMMAND [ARG]`:
   fail-next-page cover|media   (the next page raises that fault instead of printing)
   unplug-after BYTES       (unplugs mid-transfer once BYTES more bytes have arrived)
   errors HEX               (Zebra: the ~HQES error flags)
+  status HEX               (TSPL: the <ESC>!? byte: 01 head open, 02 jam, 04 paper out,
+                            08 ribbon out, 10 paused, 20 printing, 40 cover open)
   garbage on|off           (Zebra: answers ~HQES with a block that is not a status)
 Events (printed pages, faults, plug changes) are appended to DIR/events.log.
 
@@ -635,7 +641,153 @@ class Zebra(Printer):
         return False
 
 
-KINDS = {"ql820": BrotherQL, "zebra": Zebra}
+class TSPL(Printer):
+    """A TSPL printer, as the TSC TSPL/TSPL2 Programming Manual describes one: command lines
+    end in LF (CR ignored); BITMAP x,y,width_bytes,height,mode, is followed by exactly
+    width_bytes * height bytes in which a 0 bit is black; <ESC>!? is answered at once."""
+
+    vid, pid = 0x1203, 0x0230
+    manufacturer, product = "TSC", "TX200"
+    device_id = "MFG:TSC;CMD:TSPL;MDL:TX200;CLS:PRINTER;DES:TSC TX200;"
+    dpi = 203
+    # Bits that stop printing (0x20, "printing", does not).
+    FAULTS = 0xDF
+
+    def __init__(self, *a):
+        super().__init__(*a)
+        self.status_byte = 0
+        self.labels = 0
+        self.waiting = []  # (width, height, rows, commands)
+        self.buf = bytearray()
+        self.size = (0, 0)
+        self.canvas = None
+        self.commands = []
+
+    def reset_state(self):
+        super().reset_state()
+        self.buf = bytearray()
+
+    def received(self, data):
+        self.buf += data
+        self.parse()
+        self.flush()
+
+    def dots(self, field):
+        parts = field.split()
+        value = float(parts[0])
+        unit = parts[1] if len(parts) > 1 else ""
+        mm = value if unit == "mm" else value * 25.4 / self.dpi if unit == "dot" else value * 25.4
+        return int(round(mm * self.dpi / 25.4))
+
+    def parse(self):
+        b = self.buf
+        while b:
+            if b[0] == 0x1B:
+                if len(b) < 3:
+                    return
+                command = bytes(b[:3])
+                del b[:3]
+                if command == b"\x1b!?":
+                    self.send(bytes([self.status_byte]))
+                continue
+            if b[0] in (0x0D, 0x0A, 0x20, 0x00):
+                del b[:1]
+                continue
+            if b.startswith(b"BITMAP "):
+                commas, end = 0, -1
+                for i in range(len(b)):
+                    if b[i] == 0x2C:
+                        commas += 1
+                        if commas == 5:
+                            end = i
+                            break
+                if end < 0:
+                    return
+                x, y, wb, h, mode = [int(v) for v in bytes(b[7:end]).decode().split(",")]
+                need = end + 1 + wb * h
+                if len(b) < need:
+                    return
+                self.commands.append(bytes(b[: end + 1]).decode())
+                self.draw(x, y, wb, h, mode, bytes(b[end + 1 : need]))
+                del b[:need]
+                continue
+            nl = b.find(b"\n")
+            if nl < 0:
+                return
+            line = bytes(b[:nl]).decode("latin-1").strip()
+            del b[: nl + 1]
+            self.line(line)
+
+    def line(self, line):
+        self.commands.append(line)
+        name, _, rest = line.partition(" ")
+        args = [a.strip() for a in rest.split(",")] if rest else []
+        if name == "SIZE":
+            self.size = (self.dots(args[0]), self.dots(args[1]))
+        elif name == "CLS":
+            w, h = self.size
+            self.canvas = [bytearray(w) for _ in range(h)]
+        elif name == "PRINT":
+            counts = [int(a) for a in args] or [1]
+            copies = counts[0] * (counts[1] if len(counts) > 1 else 1)
+            w, h = self.size
+            rows = [bytes(r) for r in (self.canvas or [bytearray(w) for _ in range(h)])]
+            for _ in range(copies):
+                self.waiting.append((w, h, rows, list(self.commands)))
+            self.commands = []
+
+    def draw(self, x, y, wb, h, mode, data):
+        if self.canvas is None:
+            return
+        height, width = len(self.canvas), len(self.canvas[0]) if self.canvas else 0
+        for row in range(h):
+            yy = y + row
+            if yy >= height:
+                break
+            for col in range(wb):
+                ink = ~data[row * wb + col] & 0xFF
+                for bit in range(8):
+                    xx = x + col * 8 + bit
+                    if xx >= width:
+                        break
+                    black = (ink >> (7 - bit)) & 1
+                    if mode == 0:
+                        self.canvas[yy][xx] = black
+                    elif mode == 1:
+                        self.canvas[yy][xx] |= black
+                    else:
+                        self.canvas[yy][xx] ^= black
+
+    def flush(self):
+        if self.status_byte & self.FAULTS:
+            return
+        while self.waiting:
+            w, h, rows, commands = self.waiting.pop(0)
+            self.labels += 1
+            packed = bytearray()
+            for r in rows:
+                for i in range(0, w, 8):
+                    byte = 0
+                    for bit in range(8):
+                        if i + bit < w and r[i + bit]:
+                            byte |= 0x80 >> bit
+                    packed.append(byte)
+            base = os.path.join(self.dir, "label-%d" % self.labels)
+            with open(base + ".pbm", "wb") as f:
+                f.write(b"P4\n%d %d\n" % (w, h) + bytes(packed))
+            with open(base + ".txt", "w") as f:
+                f.write("\n".join(commands) + "\n")
+            event("%s printed label %d" % (self.serial, self.labels))
+
+    def command(self, words):
+        if words[0] == "status":
+            self.status_byte = int(words[1], 16)
+            self.flush()
+            return True
+        return False
+
+
+KINDS = {"ql820": BrotherQL, "zebra": Zebra, "tspl": TSPL}
 
 
 def apply(printers, line):

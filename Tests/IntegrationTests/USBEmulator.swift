@@ -95,9 +95,10 @@ final class USBEmulator: @unchecked Sendable {
     return (try? Data(contentsOf: url)).map { [UInt8]($0) }
   }
 
-  /// Page `n` as the emulated Brother printed it (a P4 PBM of the roll's printable area).
-  func page(_ serial: String, _ n: Int) -> Bitmap? {
-    guard let data = file(serial, "page-\(n).pbm") else { return nil }
+  /// Page `n` as an emulated printer printed it (a P4 PBM: the Brother's `page-N` is the
+  /// roll's printable area, the TSPL printer's `label-N` its image buffer).
+  func page(_ serial: String, _ n: Int, prefix: String = "page-") -> Bitmap? {
+    guard let data = file(serial, "\(prefix)\(n).pbm") else { return nil }
     // "P4\n<w> <h>\n" then rows.
     var newlines = 0
     var start = 0

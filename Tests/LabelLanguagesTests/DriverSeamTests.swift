@@ -22,7 +22,7 @@ import Testing
   }
 
   @Test func everyModelRow_hasItsDriver_andEveryLanguageItsDefaultModel() throws {
-    for row in DriverTable.models + [DriverTable.genericZPL] {
+    for row in DriverTable.models + [DriverTable.genericZPL, DriverTable.genericTSPL] {
       let driver = try DriverTable.driver(for: row)
       #expect(driver.model == row && driver.language == row.language)
     }
