@@ -40,17 +40,19 @@ extension USBPrinterTests {
     }
   }
 
-  /// Out of paper before the job: a printerError naming it, nothing printed while it
-  /// lasts, then exactly one label once the printer says it is ready again.
-  @Test func tsplPaperOut_jobWaits_andPrintsOnce() throws {
+  /// A fault before the job (paper out, the head or the cover open): a printerError naming
+  /// it, nothing printed while it lasts, then exactly one label once the printer says it is
+  /// ready again.
+  @Test(arguments: [("04", Reason.mediaEmpty), ("01", .coverOpen), ("40", .coverOpen)])
+  func tsplFault_jobWaits_andPrintsOnce(status: String, reason: Reason) throws {
     try USBEmulator.run(printers: ["tspl:T1"]) { bus, d in
       let c = try d.client()
       let w = try Self.subscriber(d)
-      try bus.control("T1 status 04")
-      #expect(bus.waitForEvent("T1 did status 04"))
+      try bus.control("T1 status \(status)")
+      #expect(bus.waitForEvent("T1 did status \(status)"))
       let card = RasterPrintingTests.testCard(width: 120, height: 60)
       let id = try Self.submitPNG(c, printer: Self.tspl, card)
-      let alert = try w.waitForPrinterError(Self.tspl, reason: .mediaEmpty)
+      let alert = try w.waitForPrinterError(Self.tspl, reason: reason)
       #expect(alert["job"] == .int(id))
       #expect(bus.files("T1", prefix: "label-").isEmpty)
       try bus.control("T1 status 00")
