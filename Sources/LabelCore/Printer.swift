@@ -8,6 +8,7 @@ public enum PrinterLanguage: String, Codable, Sendable, CaseIterable {
   case zpl
   case brotherQL = "brother-ql"
   case tspl
+  case epl2
 }
 
 /// IPP printer state.

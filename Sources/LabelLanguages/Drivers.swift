@@ -69,7 +69,7 @@ public enum DriverTable {
           dpi: m.hasHighResolution ? [300, 600] : [300], widthMM: 12...(m.isWide ? 102 : 62),
           finishing: m.hasCutter ? [.cut, .tear] : [.tear], darkness: nil,
           confirmation: .perPage))
-    } + zebraModels + tsplModels
+    } + zebraModels + tsplModels + epl2Models
 
   private static func zebra(
     _ name: String, _ prefixes: [String], dpi: [Int], widthMM: Double, cutter: Bool
@@ -146,9 +146,34 @@ public enum DriverTable {
       dpi: [203, 300], widthMM: 10...108, finishing: [.tear, .cut, .peel], darkness: 0...15,
       confirmation: .statusAfterSend))
 
+  /// Zebra's EPL2 desktop printers, matched by the model in their device id (their product
+  /// ids are not listed until verified on hardware; the udev rules cover Zebra's vendor
+  /// id). 203 dpi, 4.09 in heads, `D` 0–15 (EPL2 Programming Guide).
+  private static let epl2Models: [ModelEntry] = [
+    ("Zebra LP 2844", ["LP2844", "LP 2844"], false),
+    ("Zebra TLP 2844", ["TLP2844", "TLP 2844"], true),
+  ].map { name, prefixes, transfer in
+    ModelEntry(
+      name: name, make: "Zebra", displayName: name, language: .epl2, vendorID: zebraVendor,
+      productID: nil, modelPrefixes: prefixes.map { $0.lowercased() },
+      capabilities: Capabilities(
+        dpi: [203], widthMM: 10...104, finishing: [.tear], darkness: 0...15,
+        confirmation: .statusAfterSend))
+  }
+
+  /// A printer that speaks EPL2 but is not in the table (`CMD:EPL`, without ZPL).
+  public static let genericEPL2 = ModelEntry(
+    name: "Generic EPL2 printer", make: nil, displayName: "Generic EPL2 printer",
+    language: .epl2, vendorID: 0, productID: nil, modelPrefixes: [],
+    capabilities: Capabilities(
+      dpi: [203, 300], widthMM: 10...104, finishing: [.tear, .cut], darkness: 0...15,
+      confirmation: .statusAfterSend))
+
   /// The row named `name` for `language` (the generic rows included).
   public static func model(named name: String, language: PrinterLanguage) -> ModelEntry? {
-    (models + [genericZPL, genericTSPL]).first { $0.name == name && $0.language == language }
+    (models + [genericZPL, genericTSPL, genericEPL2]).first {
+      $0.name == name && $0.language == language
+    }
   }
 
   /// The best model for a device, with its score; nil when nothing fits. Points:

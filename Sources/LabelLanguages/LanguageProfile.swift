@@ -107,7 +107,23 @@ public struct LanguageProfile: Sendable, Equatable {
       try TSPLDriver(model: model, settings: settings)
     })
 
-  public static let all: [LanguageProfile] = [zpl, brotherQL, tspl]
+  /// EPL2 (Zebra's page-mode EPL): 203 dpi 4 in desktop printers (LP/TLP 2844), 4 x 6 in
+  /// labels. A device that says both EPL and ZPL is taken as ZPL (the ZPL row comes first).
+  public static let epl2 = LanguageProfile(
+    language: .epl2, displayName: "EPL2", fileExtension: "epl", make: "Zebra",
+    defaultModel: DriverTable.genericEPL2.name, simulatedModels: [],
+    fallbackModel: DriverTable.genericEPL2.name,
+    defaultDPI: 203, onlyDPI: nil,
+    defaultMedia: Media(widthMM: 101.6, lengthMM: 152.4, kind: "labels"),
+    mediaType: "application/vnd.zebra-epl2", simulatedName: { _ in "Simulated EPL2 printer" },
+    // CMD:EPL or EPL2 (LPrint matches "COMMAND SET:EPL;").
+    speaks: { commands, _ in commands.contains(where: { $0.hasPrefix("EPL") }) },
+    commandSet: "EPL", namedIn: { $0.contains("EPL") },
+    makeDriver: { model, settings throws(DriverError) in
+      try EPL2Driver(model: model, settings: settings)
+    })
+
+  public static let all: [LanguageProfile] = [zpl, brotherQL, tspl, epl2]
 }
 
 extension PrinterLanguage {
@@ -117,6 +133,7 @@ extension PrinterLanguage {
     case .zpl: .zpl
     case .brotherQL: .brotherQL
     case .tspl: .tspl
+    case .epl2: .epl2
     }
   }
 }

@@ -22,7 +22,9 @@ import Testing
   }
 
   @Test func everyModelRow_hasItsDriver_andEveryLanguageItsDefaultModel() throws {
-    for row in DriverTable.models + [DriverTable.genericZPL, DriverTable.genericTSPL] {
+    for row in DriverTable.models + [
+      DriverTable.genericZPL, DriverTable.genericTSPL, DriverTable.genericEPL2,
+    ] {
       let driver = try DriverTable.driver(for: row)
       #expect(driver.model == row && driver.language == row.language)
     }
