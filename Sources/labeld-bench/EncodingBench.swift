@@ -110,6 +110,25 @@ import LabelRender
     + (decoded == 20 ? "" : "| TSPL round trip failed | |\n")
 }
 
+/// The same 4 x 6 in label at 203 dpi as EPL2 (issue #15).
+@MainActor func epl2Encoding() -> String {
+  guard let driver = try? EPL2Driver(model: DriverTable.genericEPL2) else {
+    return "| EPL2 | no driver |\n"
+  }
+  var bitmap = Bitmap(width: 812, height: 1218)
+  for i in 0..<60 { bitmap.fill(x: (i * 37) % 700, y: (i * 53) % 1150, width: 90, height: 50) }
+  let media = Media(widthMM: 101.6, lengthMM: 152.4, kind: "labels")
+  let n = 500
+  var bytes: [UInt8] = []
+  let t0 = now()
+  for _ in 0..<n { bytes = (try? driver.encode(pages: [bitmap], media: media, dpi: 203)) ?? [] }
+  let us = Double(now() - t0) / 1e3 / Double(n)
+  let decoded = (try? EPL2Decoder().decode(bytes).pages.first?.image) == bitmap
+  return String(
+    format: "| EPL2, 4 x 6 in at 203 dpi (%d bytes), encode per label (µs) | %.1f |\n",
+    bytes.count, us) + (decoded ? "" : "| EPL2 round trip failed | |\n")
+}
+
 /// A product label, 62 x 100 mm at 300 dpi (bold name shrunk to fit, price, EAN-13, Code 128,
 /// QR, frame), rasterised; then as a PNG preview and as Brother QL raster (issue #5's aim:
 /// < 5 ms per label).

@@ -80,7 +80,9 @@ let sections: [Section] = [
   Section(name: "ql", title: "Brother QL raster encoding", timeout: 180) {
     emitTable(qlEncoding())
   },
-  Section(name: "tspl", title: "TSPL encoding", timeout: 120) { emitTable(tsplEncoding()) },
+  Section(name: "tspl", title: "TSPL and EPL2 encoding", timeout: 120) {
+    emitTable(tsplEncoding() + epl2Encoding())
+  },
   Section(name: "render", title: "Rendering", timeout: 180) { emitTable(rendering()) },
   Section(name: "usb", title: "USB (emulated QL-820NWB)", timeout: 300) {
     emitTable(usbThroughput(labeld: config.labeld))

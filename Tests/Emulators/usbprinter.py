@@ -16,6 +16,9 @@ Printers:
           status when a page cannot print.
   zebra   Zebra ZD420 (0a5f:0120): answers ~HS and ~HQES; each ^XA..^XZ label is
           DIR/SERIAL/label-N.zpl once printed (labels wait in its buffer while it has a fault).
+  epl2    Zebra LP 2844 (0a5f:0009): parses EPL2 (N, q, Q, GW, P p1[,p2]), answers ^ee with
+          its error code; each label is DIR/SERIAL/label-N.pbm once printed (labels wait
+          while an error is set) and its commands DIR/SERIAL/label-N.txt.
   tspl    TSC TX200 (1203:0230): parses TSPL (SIZE, GAP, CLS, BITMAP in its three modes,
           PRINT m,n), answers <ESC>!? with its status byte; each label PRINT makes is
           DIR/SERIAL/label-N.pbm once printed (labels wait while a fault bit is set), and
@@ -27,6 +30,7 @@ Control: write lines to the FIFO DIR/control, each `SERIAL COMMAND [ARG]`:
   fail-next-page cover|media   (the next page raises that fault instead of printing)
   unplug-after BYTES       (unplugs mid-transfer once BYTES more bytes have arrived)
   errors HEX               (Zebra: the ~HQES error flags)
+  error NN                 (EPL2: the ^ee code, 00 none: 07 paper out, 11 head open, ...)
   status HEX               (TSPL: the <ESC>!? byte: 01 head open, 02 jam, 04 paper out,
                             08 ribbon out, 10 paused, 20 printing, 40 cover open)
   garbage on|off           (Zebra: answers ~HQES with a block that is not a status)
@@ -787,7 +791,111 @@ class TSPL(Printer):
         return False
 
 
-KINDS = {"ql820": BrotherQL, "zebra": Zebra, "tspl": TSPL}
+class EPL2(Printer):
+    """An EPL2 printer, as Zebra's EPL2 Programming Guide describes one: LF-terminated
+    commands (CR ignored); GWx,y,bytes,rows followed by exactly bytes * rows bytes in which a
+    0 bit is black; ^ee answered with the error code and CR LF."""
+
+    vid, pid = 0x0A5F, 0x0009
+    manufacturer, product = "Zebra Technologies", "LP 2844"
+    device_id = "MFG:Zebra Technologies;CMD:EPL;MDL:LP 2844;CLS:PRINTER;"
+
+    def __init__(self, *a):
+        super().__init__(*a)
+        self.error = 0
+        self.labels = 0
+        self.waiting = []
+        self.buf = bytearray()
+        self.width, self.length = 0, None
+        self.graphics = []
+        self.commands = []
+
+    def reset_state(self):
+        super().reset_state()
+        self.buf = bytearray()
+
+    def received(self, data):
+        self.buf += data
+        b = self.buf
+        while b:
+            if b[0] in (0x0D, 0x0A, 0x20, 0x00):
+                del b[:1]
+                continue
+            nl = b.find(b"\n")
+            if nl < 0:
+                break
+            line = bytes(b[:nl]).decode("latin-1").rstrip("\r")
+            if line.startswith("GW"):
+                x, y, n, rows = [int(v) for v in line[2:].split(",")]
+                if len(b) < nl + 1 + n * rows:
+                    break
+                self.graphics.append((x, y, n, rows, bytes(b[nl + 1 : nl + 1 + n * rows])))
+                self.commands.append(line)
+                del b[: nl + 1 + n * rows]
+                continue
+            del b[: nl + 1]
+            self.line(line)
+        self.flush()
+
+    def line(self, line):
+        if line == "^ee":
+            self.send(b"%02d\r\n" % self.error)
+            return
+        self.commands.append(line)
+        if line == "N":
+            self.graphics = []
+        elif line.startswith("q"):
+            self.width = int(line[1:])
+        elif line.startswith("Q"):
+            self.length = int(line[1:].split(",")[0])
+        elif line.startswith("P") and line[1:2].isdigit():
+            counts = [int(v) for v in line[1:].split(",")]
+            copies = counts[0] * (counts[1] if len(counts) > 1 else 1)
+            height = self.length or max([g[1] + g[3] for g in self.graphics] or [0])
+            canvas = [bytearray(self.width) for _ in range(height)]
+            for x, y, n, rows, data in self.graphics:
+                for r in range(rows):
+                    if y + r >= height:
+                        break
+                    for c in range(n):
+                        ink = ~data[r * n + c] & 0xFF
+                        for bit in range(8):
+                            if ink >> (7 - bit) & 1 and x + c * 8 + bit < self.width:
+                                canvas[y + r][x + c * 8 + bit] = 1
+            for _ in range(copies):
+                self.waiting.append((self.width, height, canvas, list(self.commands)))
+            self.commands = []
+
+    def flush(self):
+        if self.error in (7, 11, 12, 13, 14, 81, 84):
+            return
+        while self.waiting:
+            w, h, rows, commands = self.waiting.pop(0)
+            self.labels += 1
+            packed = bytearray()
+            for r in rows:
+                for i in range(0, w, 8):
+                    byte = 0
+                    for bit in range(8):
+                        if i + bit < w and r[i + bit]:
+                            byte |= 0x80 >> bit
+                    packed.append(byte)
+            base = os.path.join(self.dir, "label-%d" % self.labels)
+            with open(base + ".pbm", "wb") as f:
+                f.write(b"P4\n%d %d\n" % (w, h) + bytes(packed))
+            with open(base + ".txt", "w") as f:
+                f.write("\n".join(commands) + "\n")
+            event("%s printed label %d" % (self.serial, self.labels))
+
+    def command(self, words):
+        if words[0] == "error":
+            self.error = int(words[1])
+            self.flush()
+            return True
+        return False
+
+
+KINDS = {"ql820": BrotherQL, "zebra": Zebra, "tspl": TSPL, "epl2": EPL2}
 
 
 def apply(printers, line):

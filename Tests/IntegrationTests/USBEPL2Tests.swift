@@ -1,0 +1,55 @@
+import Foundation
+import LabelClient
+import LabelCore
+import LabelLanguages
+import Testing
+
+/// EPL2 over the real libusb path, against the emulated Zebra LP 2844 (Tests/Emulators):
+/// what it prints is the bitmap sent, its `^ee` error codes reach the one alert channel, and
+/// a label held back by an error prints once. In `USBPrinterTests`, one emulator at a time.
+extension USBPrinterTests {
+  static let epl2 = "usb:0a5f:0009:E1"
+
+  @Test func pngOnEPL2_theEmulatedPrinterPrintsTheBitmapSent() throws {
+    try USBEmulator.run(printers: ["epl2:E1"]) { bus, d in
+      let c = try d.client()
+      let printers = try c.call("printers.list", as: PrintersResult.self).printers
+      let printer = try #require(printers.first { $0.id == Self.epl2 })
+      #expect(printer.language == .epl2 && printer.model == "Zebra LP 2844" && printer.dpi == 203)
+      let devices = try c.call("devices.list", as: DevicesResult.self)
+      let device = try #require(devices.devices.first { $0.printer == Self.epl2 })
+      #expect(device.status == .ok && device.driver == "Zebra LP 2844")
+      let w = try Self.subscriber(d)
+      let card = RasterPrintingTests.testCard(width: 333, height: 150)
+      let id = try Self.submitPNG(c, printer: Self.epl2, card, copies: 2)
+      let done = try w.waitForJob(id)
+      #expect(done["printed"] == 2)
+      #expect(bus.page("E1", 1, prefix: "label-") == card)
+      #expect(bus.page("E1", 2, prefix: "label-") == card)
+      // The media is not known over USB: q is the image's width, and no Q is sent, so the
+      // label length the printer's calibration found stands.
+      let commands = String(decoding: bus.file("E1", "label-1.txt") ?? [], as: UTF8.self)
+      #expect(commands.hasPrefix("N\nq333\nGW0,0,42,150\nP1\n"))
+    }
+  }
+
+  @Test(arguments: [(7, Reason.mediaEmpty), (11, .coverOpen)])
+  func epl2Error_jobWaits_andPrintsOnce(code: Int, reason: Reason) throws {
+    try USBEmulator.run(printers: ["epl2:E1"]) { bus, d in
+      let c = try d.client()
+      let w = try Self.subscriber(d)
+      try bus.control("E1 error \(code)")
+      #expect(bus.waitForEvent("E1 did error \(code)"))
+      let card = RasterPrintingTests.testCard(width: 120, height: 60)
+      let id = try Self.submitPNG(c, printer: Self.epl2, card)
+      let alert = try w.waitForPrinterError(Self.epl2, reason: reason)
+      #expect(alert["job"] == .int(id))
+      #expect(bus.files("E1", prefix: "label-").isEmpty)
+      try bus.control("E1 error 0")
+      let done = try w.waitForJob(id)
+      #expect(done["printed"] == 1)
+      #expect(bus.files("E1", prefix: "label-").filter { $0.hasSuffix(".pbm") } == ["label-1.pbm"])
+      #expect(bus.page("E1", 1, prefix: "label-") == card)
+    }
+  }
+}
