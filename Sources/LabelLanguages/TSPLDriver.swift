@@ -12,8 +12,7 @@ public struct TSPLDriver: LanguageDriver {
   public init(model: ModelEntry, settings: LabelSettings = LabelSettings()) throws(DriverError) {
     guard model.language == .tspl else { throw DriverError("\(model.name) is not a TSPL model") }
     self.model = model
-    let range = model.capabilities.darkness ?? 0...15
-    density = settings.darkness.map { min(max($0, range.lowerBound), range.upperBound) }
+    density = WholeLabelPage.density(settings, model: model)
     finish = settings.finish.flatMap(Finishing.init(rawValue:))
   }
 
@@ -31,25 +30,7 @@ public struct TSPLDriver: LanguageDriver {
   /// The whole label, edge to edge; continuous or unknown media up to 1 m a page (TSPL's
   /// `SIZE` range on 4 in desktop models). Media wider than the model's head is refused.
   public func pageArea(media: Media, dpi: Int) throws(DriverError) -> PageArea {
-    let widest = model.capabilities.widthMM.upperBound
-    guard media.widthMM <= widest else {
-      throw DriverError(
-        "\(model.displayName) prints at most \(millimetres(widest)) mm across; "
-          + "\(millimetres(media.widthMM)) mm media is wider")
-    }
-    let dots = { (mm: Double) in roundedClamped(mm * Double(dpi) / 25.4, to: 0...100_000) }
-    let width = media.widthMM > 0 ? dots(media.widthMM) : nil
-    let length = media.lengthMM > 0 ? dots(media.lengthMM) : nil
-    let name =
-      media.widthMM <= 0
-      ? "media is not known"
-      : media.lengthMM <= 0
-        ? "\(millimetres(media.widthMM)) mm continuous media is \(width ?? 0) dots across"
-        : "\(millimetres(media.widthMM)) x \(millimetres(media.lengthMM)) mm label is "
-          + "\(width ?? 0) x \(length ?? 0) dots"
-    return PageArea(
-      width: width, length: length, maxLength: length == nil ? dots(1000) : nil,
-      description: "\(name) at \(dpi) dpi")
+    try WholeLabelPage.area(media: media, dpi: dpi, model: model)
   }
 
   public func encode(pages: [Bitmap], media: Media, dpi: Int) throws(DriverError) -> [UInt8] {

@@ -645,6 +645,25 @@ class Zebra(Printer):
         return False
 
 
+def write_label(printer, w, h, rows, commands):
+    """A printed label of a TSPL or EPL2 printer: DIR/SERIAL/label-N.pbm (P4, rows of 0/1
+    dots, 1 black) and its commands as DIR/SERIAL/label-N.txt."""
+    packed = bytearray()
+    for r in rows:
+        for i in range(0, w, 8):
+            byte = 0
+            for bit in range(8):
+                if i + bit < w and r[i + bit]:
+                    byte |= 0x80 >> bit
+            packed.append(byte)
+    base = os.path.join(printer.dir, "label-%d" % printer.labels)
+    with open(base + ".pbm", "wb") as f:
+        f.write(b"P4\n%d %d\n" % (w, h) + bytes(packed))
+    with open(base + ".txt", "w") as f:
+        f.write("\n".join(commands) + "\n")
+    event("%s printed label %d" % (printer.serial, printer.labels))
+
+
 class TSPL(Printer):
     """A TSPL printer, as the TSC TSPL/TSPL2 Programming Manual describes one: command lines
     end in LF (CR ignored); BITMAP x,y,width_bytes,height,mode, is followed by exactly
@@ -768,20 +787,7 @@ class TSPL(Printer):
         while self.waiting:
             w, h, rows, commands = self.waiting.pop(0)
             self.labels += 1
-            packed = bytearray()
-            for r in rows:
-                for i in range(0, w, 8):
-                    byte = 0
-                    for bit in range(8):
-                        if i + bit < w and r[i + bit]:
-                            byte |= 0x80 >> bit
-                    packed.append(byte)
-            base = os.path.join(self.dir, "label-%d" % self.labels)
-            with open(base + ".pbm", "wb") as f:
-                f.write(b"P4\n%d %d\n" % (w, h) + bytes(packed))
-            with open(base + ".txt", "w") as f:
-                f.write("\n".join(commands) + "\n")
-            event("%s printed label %d" % (self.serial, self.labels))
+            write_label(self, w, h, rows, commands)
 
     def command(self, words):
         if words[0] == "status":
@@ -872,20 +878,7 @@ class EPL2(Printer):
         while self.waiting:
             w, h, rows, commands = self.waiting.pop(0)
             self.labels += 1
-            packed = bytearray()
-            for r in rows:
-                for i in range(0, w, 8):
-                    byte = 0
-                    for bit in range(8):
-                        if i + bit < w and r[i + bit]:
-                            byte |= 0x80 >> bit
-                    packed.append(byte)
-            base = os.path.join(self.dir, "label-%d" % self.labels)
-            with open(base + ".pbm", "wb") as f:
-                f.write(b"P4\n%d %d\n" % (w, h) + bytes(packed))
-            with open(base + ".txt", "w") as f:
-                f.write("\n".join(commands) + "\n")
-            event("%s printed label %d" % (self.serial, self.labels))
+            write_label(self, w, h, rows, commands)
 
     def command(self, words):
         if words[0] == "error":
