@@ -125,7 +125,8 @@ let package = Package(
       name: "LabelDaemonTests",
       dependencies: [
         "LabelDaemon", "LabelCore", "LabelSQLite", "LabelLanguages", "LabelUSB", "LabelCUPS",
-        "LabelLog", "LabelPOSIX", "LabelEvents", "LabelStore", "LabelScheduler", "LabelTransportSim",
+        "LabelLog", "LabelPOSIX", "LabelEvents", "LabelStore", "LabelScheduler",
+        "LabelTransportSim",
         "LabelTransportCUPS", "LabelTransportUSB", "LabelServer", "LabelTestKit",
       ]),
     .testTarget(

@@ -9,6 +9,8 @@ public enum PrinterLanguage: String, Codable, Sendable, CaseIterable {
   case brotherQL = "brother-ql"
   case tspl
   case epl2
+  /// DYMO LabelWriter 300/400/450 series and 4XL (the LW 450 Series Technical Reference).
+  case dymoLW = "dymo-lw"
 }
 
 /// IPP printer state.

@@ -69,7 +69,7 @@ public enum DriverTable {
           dpi: m.hasHighResolution ? [300, 600] : [300], widthMM: 12...(m.isWide ? 102 : 62),
           finishing: m.hasCutter ? [.cut, .tear] : [.tear], darkness: nil,
           confirmation: .perPage))
-    } + zebraModels + tsplModels + epl2Models
+    } + zebraModels + tsplModels + epl2Models + dymoLWModels
 
   private static func zebra(
     _ name: String, _ prefixes: [String], dpi: [Int], widthMM: Double, cutter: Bool
@@ -168,6 +168,37 @@ public enum DriverTable {
     capabilities: Capabilities(
       dpi: [203, 300], widthMM: 10...104, finishing: [.tear, .cut], darkness: 0...15,
       confirmation: .statusAfterSend))
+
+  public static let dymoVendor: UInt16 = 0x0922
+
+  /// DYMO LabelWriters before the 550 (LW 450 Series Technical Reference): 300 dpi, a
+  /// 672-dot head (1248 on the 4XL), labels up to 2.3125 in across (4.16 in on the 4XL),
+  /// four densities (`ESC c`/`d`/`e`/`g`: 0–3 here). Product ids only where two sources
+  /// agree (Linux's usb.ids and a LabelWriter driver's device table); the others, and
+  /// every model, match by the model in their device id ("MDL:LabelWriter 450 Turbo"; the
+  /// command set is empty on a real LW 450). Longer names come first, so that "LabelWriter
+  /// 450 Turbo" is not taken for the 450.
+  private static let dymoLWModels: [ModelEntry] = [
+    ("LabelWriter 450", UInt16?(0x0020), 58.7),
+    ("LabelWriter 450 Turbo", nil, 58.7),
+    ("LabelWriter 450 Twin Turbo", nil, 58.7),
+    ("LabelWriter 450 Duo", nil, 58.7),
+    ("LabelWriter 4XL", nil, 106),
+    ("LabelWriter 400", 0x0019, 58.7),
+    ("LabelWriter 400 Turbo", 0x001A, 58.7),
+    ("LabelWriter 330", 0x0007, 58.7),
+    ("LabelWriter 330 Turbo", nil, 58.7),
+    ("LabelWriter 320", nil, 58.7),
+    ("LabelWriter 315", nil, 58.7),
+    ("LabelWriter 310", 0x0009, 58.7),
+  ].sorted { $0.0.count > $1.0.count }.map { name, product, widest in
+    ModelEntry(
+      name: "DYMO \(name)", make: "DYMO", displayName: "DYMO \(name)", language: .dymoLW,
+      vendorID: dymoVendor, productID: product, modelPrefixes: [name.lowercased()],
+      capabilities: Capabilities(
+        dpi: [300], widthMM: 10...widest, finishing: [.tear], darkness: 0...3,
+        confirmation: .statusAfterSend))
+  }
 
   /// The row named `name` for `language` (the generic rows included).
   public static func model(named name: String, language: PrinterLanguage) -> ModelEntry? {

@@ -123,7 +123,28 @@ public struct LanguageProfile: Sendable, Equatable {
       try EPL2Driver(model: model, settings: settings)
     })
 
-  public static let all: [LanguageProfile] = [zpl, brotherQL, tspl, epl2]
+  /// DYMO LabelWriter 300/400/450/4XL: 300 dpi only (LW 450 Series Technical Reference),
+  /// the 1.125 x 3.5 in address label (DYMO 30252), the most common roll. No media type is
+  /// registered; labeld names it in the vendor tree as LPrint does.
+  public static let dymoLW = LanguageProfile(
+    language: .dymoLW, displayName: "DYMO LabelWriter", fileExtension: "lw", make: "DYMO",
+    defaultModel: "DYMO LabelWriter 450", simulatedModels: [],
+    fallbackModel: "DYMO LabelWriter 450",
+    defaultDPI: 300, onlyDPI: 300,
+    defaultMedia: Media(widthMM: 28.6, lengthMM: 88.9, kind: "labels"),
+    mediaType: "application/vnd.dymo-lw",
+    simulatedName: { _ in "Simulated DYMO LabelWriter 450" },
+    // A LabelWriter 450 reports an empty command set: its model names it ("LabelWriter
+    // 450"); the 550 series speaks another language.
+    speaks: { _, model in
+      model.contains("labelwriter") && !model.contains("labelwriter 5")
+    },
+    commandSet: "", namedIn: { $0.contains("LABELWRITER") && !$0.contains("LABELWRITER 5") },
+    makeDriver: { model, settings throws(DriverError) in
+      try DymoLWDriver(model: model, settings: settings)
+    })
+
+  public static let all: [LanguageProfile] = [zpl, brotherQL, tspl, epl2, dymoLW]
 }
 
 extension PrinterLanguage {
@@ -134,6 +155,7 @@ extension PrinterLanguage {
     case .brotherQL: .brotherQL
     case .tspl: .tspl
     case .epl2: .epl2
+    case .dymoLW: .dymoLW
     }
   }
 }

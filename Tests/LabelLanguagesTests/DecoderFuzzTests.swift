@@ -3,7 +3,7 @@ import Testing
 
 @testable import LabelLanguages
 
-/// Bytes from outside reach the TSPL and EPL2 decoders (a client's native document, read
+/// Bytes from outside reach the TSPL, EPL2 and DYMO LabelWriter decoders (a client's native document, read
 /// for its facts): random bytes, and valid jobs with bytes flipped, cut or repeated, must
 /// each give a typed error or a bounded job, never a trap. Seeded: the same cases each run.
 @Suite struct DecoderFuzzTests {
@@ -76,16 +76,39 @@ import Testing
     #expect(decoded > 0)
   }
 
+  @Test func dymoLWDecoder_neverTraps() throws {
+    var page = Bitmap(width: 96, height: 40)
+    page.fill(x: 3, y: 3, width: 60, height: 20)
+    page.fill(x: 70, y: 10, width: 1, height: 5)
+    let driver = try DymoLWDriver(
+      model: #require(DriverTable.model(named: "DYMO LabelWriter 450", language: .dymoLW)))
+    let job = try driver.encode(
+      pages: [page, page], media: Media(widthMM: 8, lengthMM: 5, kind: "labels"), dpi: 300)
+    var decoded = 0
+    for bytes in Self.mutations(of: job, seed: 18, count: 3000) {
+      if let result = try? DymoLWDecoder().decode(bytes) {
+        decoded += 1
+        #expect(result.pages.count <= 100_000)
+      }
+      _ = driver.jobFacts(bytes)
+    }
+    #expect(decoded > 0)
+  }
+
   @Test func statusParsers_neverTrap() throws {
     var g = Generator(state: 17)
     let tspl = try TSPLDriver(model: DriverTable.genericTSPL)
     let epl2 = try EPL2Driver(model: DriverTable.genericEPL2)
+    let dymo = try DymoLWDriver(
+      model: #require(DriverTable.model(named: "DYMO LabelWriter 450", language: .dymoLW)))
     for _ in 0..<3000 {
       let bytes = (0..<g.below(40)).map { _ in UInt8(g.below(256)) }
       _ = tspl.scanStatus(bytes[...])
       _ = epl2.scanStatus(bytes[...])
       _ = try? tspl.faults(inStatus: bytes)
       _ = try? epl2.faults(inStatus: bytes)
+      _ = dymo.scanStatus(bytes[...])
+      _ = try? dymo.faults(inStatus: bytes)
     }
   }
 }

@@ -1,0 +1,69 @@
+import Foundation
+import LabelClient
+import LabelCore
+import LabelLanguages
+import LabelRender
+import LabelTestKit
+import Testing
+
+/// Labels on a simulated DYMO LabelWriter 450 (1.125 x 3.5 in address labels at 300 dpi by
+/// default): what it received decodes, with labeld's own decoder, to the preview a client
+/// sees, and its barcodes scan.
+@Suite struct DymoLWPrintingTests {
+  @Test func templateJob_printsThePreview_dotForDot_andItsBarcodesScan() throws {
+    try withDaemon(["--simulate", "lw=dymo-lw,darkness=3"]) { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs"]])
+      let template: JSONValue = [
+        "name": "shelf", "media": ["widthMM": 28.6, "lengthMM": 88.9],
+        "elements": [
+          [
+            "type": "text", "x": 2, "y": 3, "width": 24, "height": 6, "text": "${name}",
+            "weight": "bold",
+          ],
+          [
+            "type": "barcode", "x": 2, "y": 12, "height": 14, "symbology": "ean13",
+            "moduleWidth": 0.254,
+            "data": "${gtin}",
+          ],
+          ["type": "barcode", "x": 3, "y": 40, "height": 22, "symbology": "qr", "data": "${url}"],
+        ],
+      ]
+      try c.call("templates.save", ["template": template])
+      let data: JSONValue = [
+        "name": "Tea 250 g", "gtin": "4006381333931", "url": "https://shop.example/p/tea",
+      ]
+      let job = try c.call(
+        "jobs.submit", ["printer": "sim:lw", "template": "shelf", "data": data], as: JobResult.self
+      ).job
+      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+      let output = try #require(d.simOutput("lw", job: job.id, ext: "lw"))
+      let decoded = try DymoLWDecoder().decode(output)
+      #expect(decoded.pages.count == 1 && decoded.density == .dark)
+      #expect(decoded.pages[0].labelLength == 1050 && decoded.pages[0].fullFeed)
+      let preview = try c.call(
+        "labels.render", ["template": "shelf", "data": data, "printer": "sim:lw", "format": "png"],
+        as: RenderResult.self)
+      let previewBitmap = try PNGCodec.decodeBitmap(
+        [UInt8](try #require(Data(base64Encoded: preview.data))))
+      #expect(previewBitmap.width == 338 && previewBitmap.height == 1050)
+      // The printed page is whole bytes wide (344 dots); its last six columns are white.
+      let image = try #require(decoded.pages.first?.image)
+      #expect(image.width == 344 && image.height == 1050)
+      var cropped = Bitmap(width: 338, height: 1050)
+      for y in 0..<1050 { for x in 0..<344 where image[x, y] { cropped[x, y] = true } }
+      #expect(cropped.blackCount == image.blackCount && cropped == previewBitmap)
+      #expect(
+        Set(try ZBar.decode(try PNGCodec.encode(cropped))) == [
+          "4006381333931", "https://shop.example/p/tea",
+        ])
+      let native = try c.call(
+        "labels.render",
+        ["template": "shelf", "data": data, "printer": "sim:lw", "format": "native"],
+        as: RenderResult.self)
+      #expect(native.mediaType == "application/vnd.dymo-lw")
+      #expect(Data(base64Encoded: native.data).map { [UInt8]($0) } == output)
+    }
+  }
+}
