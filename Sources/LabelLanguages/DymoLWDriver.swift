@@ -60,7 +60,10 @@ public struct DymoLWDriver: LanguageDriver {
     return DymoLWEncoder.encode(
       pages,
       options: DymoLWOptions(
-        headDots: headDots, dieCut: media.kind != "continuous", density: density))
+        headDots: headDots, dieCut: media.kind != "continuous",
+        labelLines: media.lengthMM > 0
+          ? roundedClamped(media.lengthMM * Double(dpi) / 25.4, to: 0...0x7FFF) : nil,
+        density: density))
   }
 
   // MARK: status

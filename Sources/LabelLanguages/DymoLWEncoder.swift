@@ -29,12 +29,19 @@ public struct DymoLWOptions: Sendable, Equatable {
   /// Die-cut labels (the printer finds each label's top by its sense hole); false:
   /// continuous tape.
   public var dieCut: Bool
+  /// Die-cut labels' length in lines, where known: `ESC L` is the longer of it and the
+  /// page's, so that an image shorter than its label still feeds to the next label's top.
+  public var labelLines: Int?
   /// Nil: the printer's own setting.
   public var density: DymoLWDensity?
 
-  public init(headDots: Int = 672, dieCut: Bool = true, density: DymoLWDensity? = nil) {
+  public init(
+    headDots: Int = 672, dieCut: Bool = true, labelLines: Int? = nil,
+    density: DymoLWDensity? = nil
+  ) {
     self.headDots = headDots
     self.dieCut = dieCut
+    self.labelLines = labelLines
     self.density = density
   }
 }
@@ -47,9 +54,10 @@ public struct DymoLWOptions: Sendable, Equatable {
 ///   on the 4XL), then every setting to its default;
 /// - per page `ESC D n` ("Set Bytes per Line"), `ESC B 0` ("Set Dot Tab": the image starts
 ///   at the head's first dot, the label's edge), `ESC L n1 n2` ("Set Label Length", high
-///   byte first: the page's lines on die-cut labels, `FF FF` — negative — for continuous
-///   tape), `ESC h` ("Text Speed Mode": 300 x 300 dpi, one line per dot row) and the density
-///   when set;
+///   byte first: on die-cut labels the page's lines, or the label's when longer, as it is
+///   "the maximum distance the printer should travel while searching for the top-of-form
+///   hole"; `FF FF`, negative, for continuous tape), `ESC h` ("Text Speed Mode": 300 x 300
+///   dpi, one line per dot row) and the density when set;
 /// - each row with ink as `SYN` + n bytes ("Transfer Print Data": 1 = black, the leftmost
 ///   dot in a byte's high bit) or, when shorter, `ETB` + runs ("Transfer Compressed Print
 ///   Data": one byte per run, bit 7 the colour, bits 0–6 its length less one, the runs
@@ -78,7 +86,7 @@ public enum DymoLWEncoder {
     let n = max(1, min(page.bytesPerRow, headBytes))
     // A die-cut label's length in lines, at most 0x7FFF (a larger value is negative:
     // continuous); continuous tape FF FF.
-    let length = o.dieCut ? min(max(page.height, 1), 0x7FFF) : 0xFFFF
+    let length = o.dieCut ? min(max(page.height, o.labelLines ?? 0, 1), 0x7FFF) : 0xFFFF
     out += [esc, 0x44, UInt8(n), esc, 0x42, 0, esc, 0x4C, UInt8(length >> 8), UInt8(length & 0xFF)]
     out += [esc, 0x68]
     if let density = o.density { out += [esc, density.command] }

@@ -90,6 +90,27 @@ struct LPrintPeerTests {
     return out
   }
 
+  /// The bytes labeld's simulated printer `NAME=LANGUAGE` writes for the PNG at `png`.
+  static func ours(_ png: String, simulate: String, ext: String) throws -> [UInt8] {
+    let name = String(simulate.prefix { $0 != "=" })
+    return try withDaemon(["--simulate", simulate]) { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs"]])
+      let data = try Data(contentsOf: URL(fileURLWithPath: png))
+      let id = try c.call(
+        "jobs.submit",
+        [
+          "printer": .string("sim:\(name)"),
+          "document": ["format": "png", "data": .string(data.base64EncodedString())],
+        ],
+        as: JobResult.self
+      ).job.id
+      _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "completed" }
+      return try #require(d.simOutput(name, job: id, ext: ext))
+    }
+  }
+
   @Test func epl2_samePNG_sameDotsAsLPrint() throws {
     let dir = DaemonProcess.makeTempDirectory().path
     // Taller than wide: LPrint turns a landscape image to fit a portrait label (measured
@@ -101,26 +122,42 @@ struct LPrintPeerTests {
     let theirs = try Self.lprint(png, driver: "epl2_4inch-203dpi-dt", in: dir)
     let theirPage = try #require(try EPL2Decoder().decode(theirs).pages.first?.image)
 
-    let ours: [UInt8] = try withDaemon(["--simulate", "ep=epl2"]) { d in
-      let c = try d.client()
-      let w = try d.client()
-      try w.call("subscribe", ["topics": ["jobs"]])
-      let data = try Data(contentsOf: URL(fileURLWithPath: png))
-      let id = try c.call(
-        "jobs.submit",
-        [
-          "printer": "sim:ep",
-          "document": ["format": "png", "data": .string(data.base64EncodedString())],
-        ],
-        as: JobResult.self
-      ).job.id
-      _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "completed" }
-      return try #require(d.simOutput("ep", job: id, ext: "epl"))
-    }
+    let ours = try Self.ours(png, simulate: "ep=epl2", ext: "epl")
     let ourPage = try #require(try EPL2Decoder().decode(ours).pages.first?.image)
     #expect(Self.inked(ourPage) == card)
     #expect(Self.inked(theirPage) == card)
     let theirText = String(decoding: theirs.prefix(40), as: UTF8.self)
     #expect(theirText.hasPrefix("\nN\n") && theirText.contains("q816"))
+  }
+
+  /// LPrint's `dymo_lw-450` driver against labeld's DYMO LabelWriter encoder, both decoded
+  /// with labeld's decoder. Byte-level differences, each expected:
+  /// - LPrint sends 100 `ESC`s before `ESC @`, labeld 156 (DYMO's own driver's count: more
+  ///   than the 4XL's 156-byte line, so any half-sent line ends).
+  /// - LPrint sends `ESC Q 0 0` (line tab) and `ESC q 1` (roll); labeld leaves both at
+  ///   their reset defaults.
+  /// - LPrint centres the image in its printable area and skips the white rows above it
+  ///   with `ESC f 1 n`; labeld puts the image at the label's top-left corner. The
+  ///   comparison is of the inked area.
+  /// - LPrint 1.1 sends `ESC D` one less than its line's bytes and leaves out each line's
+  ///   first byte (46 bytes of a 47-byte line here), so its image lands 8 dots left of
+  ///   where it meant it; the card sits well inside, so no ink is lost.
+  /// - LPrint sends every inked row as `SYN`; labeld sends `ETB` runs where shorter.
+  /// - LPrint sends `ESC d` (medium, its darkness 50); labeld none unless configured.
+  @Test func dymoLW_samePNG_sameDotsAsLPrint() throws {
+    let dir = DaemonProcess.makeTempDirectory().path
+    let card = RasterPrintingTests.testCard(width: 240, height: 400)
+    let png = "\(dir)/card.png"
+    try Self.greyPNG(card, dpi: 300, to: png)
+    let theirs = try Self.lprint(png, driver: "dymo_lw-450", in: dir)
+    let theirJob = try DymoLWDecoder().decode(theirs)
+    let theirPage = try #require(theirJob.pages.first?.image)
+    #expect(theirJob.pages.count == 1 && theirJob.pages[0].labelLength == 1050)
+    let ours = try Self.ours(png, simulate: "lw=dymo-lw", ext: "lw")
+    let ourJob = try DymoLWDecoder().decode(ours)
+    let ourPage = try #require(ourJob.pages.first?.image)
+    #expect(Self.inked(ourPage) == card)
+    #expect(Self.inked(theirPage) == card)
+    #expect(ourJob.pages[0].labelLength == 1050 && ourJob.pages[0].compressedLines > 0)
   }
 }

@@ -27,7 +27,8 @@ import Testing
     let esc = Self.esc
     let expected: [UInt8] =
       [UInt8](repeating: esc, count: 156) + [esc, 0x40]  // resynchronise, reset
-      + [esc, 0x44, 2, esc, 0x42, 0, esc, 0x4C, 0x00, 0x04, esc, 0x68]  // D 2, B 0, L 4, h
+      // D 2, B 0, L 1050 (the 3.5 in label's lines: longer than the page's 4), h
+      + [esc, 0x44, 2, esc, 0x42, 0, esc, 0x4C, 0x04, 0x1A, esc, 0x68]
       + [esc, 0x64]  // density 1: medium
       + [esc, 0x66, 1, 1]  // skip row 0
       // Row 1 as SYN (as runs it would be 4 bytes: 80 07 80 05); row 2 too (00 80 0D).
@@ -63,7 +64,7 @@ import Testing
     }
     page.fill(x: 0, y: 300, width: 672, height: 40)  // rows that compress
     let driver = try Self.driver()
-    let media = Media(widthMM: 57.2, lengthMM: 31.8, kind: "labels")
+    let media = Media(widthMM: 57.15, lengthMM: 31.75, kind: "labels")
     let bytes = try driver.encode(pages: [page, page], media: media, dpi: 300)
     let job = try DymoLWDecoder().decode(bytes)
     #expect(job.pages.map(\.image) == [page, page])
