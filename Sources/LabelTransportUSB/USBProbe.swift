@@ -161,8 +161,8 @@ package enum USBProbe {
       let d = parsed
       candidate.info.message =
         "no driver for MFG \(d?.manufacturer ?? "?"), MDL \(d?.model ?? "?"), "
-        + "CMD \(d?.commandSets.joined(separator: ",") ?? "?") (labeld drives Brother QL "
-        + "raster and ZPL printers)"
+        + "CMD \(d?.commandSets.joined(separator: ",") ?? "?") (labeld drives "
+        + LanguageProfile.all.map(\.displayName).joined(separator: ", ") + " printers)"
     }
     return candidate
   }

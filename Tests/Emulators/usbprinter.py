@@ -23,6 +23,10 @@ Printers:
           PRINT m,n), answers <ESC>!? with its status byte; each label PRINT makes is
           DIR/SERIAL/label-N.pbm once printed (labels wait while a fault bit is set), and
           the commands of each are DIR/SERIAL/label-N.txt.
+  dymo450 DYMO LabelWriter 450 (0922:0020): parses SYN and ETB lines, dot tabs, skips and
+          form feeds, answers ESC A with its status byte; each label (ended by ESC E or
+          ESC G) is DIR/SERIAL/label-N.pbm, 672 dots wide, once printed (labels wait while
+          the byte says not ready, no paper, jam or error), its commands label-N.txt.
 
 Control: write lines to the FIFO DIR/control, each `SERIAL COMMAND [ARG]`:
   cover open|closed        media none|62|29x90|...   silent on|off     claimed on|off
@@ -32,7 +36,8 @@ Control: write lines to the FIFO DIR/control, each `SERIAL COMMAND [ARG]`:
   errors HEX               (Zebra: the ~HQES error flags)
   error NN                 (EPL2: the ^ee code, 00 none: 07 paper out, 11 head open, ...)
   status HEX               (TSPL: the <ESC>!? byte: 01 head open, 02 jam, 04 paper out,
-                            08 ribbon out, 10 paused, 20 printing, 40 cover open)
+                            08 ribbon out, 10 paused, 20 printing, 40 cover open;
+                            DYMO: the ESC A byte: 03 ready, 20 no paper, 40 jam, 80 error)
   garbage on|off           (Zebra: answers ~HQES with a block that is not a status)
 Events (printed pages, faults, plug changes) are appended to DIR/events.log.
 
@@ -888,7 +893,122 @@ class EPL2(Printer):
         return False
 
 
-KINDS = {"ql820": BrotherQL, "zebra": Zebra, "tspl": TSPL, "epl2": EPL2}
+class DymoLW(Printer):
+    """A DYMO LabelWriter 450, as its Technical Reference describes one: ESC commands, SYN +
+    bytes-per-line raw lines and ETB run-length lines (bit 7 black, low bits length - 1)
+    placed after the dot tab, ESC f 1 n skips, a label ends at ESC E or ESC G; ESC A is
+    answered with the status byte (03: ready, top of form)."""
+
+    vid, pid = 0x0922, 0x0020
+    manufacturer, product = "DYMO", "DYMO LabelWriter 450"
+    device_id = "MFG:DYMO;CMD: ;MDL:LabelWriter 450;CLASS:PRINTER;DESCRIPTION:DYMO LabelWriter 450;"
+    head = 672
+
+    def __init__(self, *a):
+        super().__init__(*a)
+        self.status_byte = 0x03
+        self.labels = 0
+        self.waiting = []
+        self.buf = bytearray()
+        self.reset_page()
+        self.bytes_per_line, self.dot_tab = 84, 0
+        self.commands = []
+
+    def reset_state(self):
+        super().reset_state()
+        self.buf = bytearray()
+
+    def reset_page(self):
+        self.rows = []
+
+    def line(self, data):
+        row = bytearray(self.head)
+        for k, byte in enumerate(data):
+            for bit in range(8):
+                x = (self.dot_tab + k) * 8 + bit
+                if byte & (0x80 >> bit) and x < self.head:
+                    row[x] = 1
+        self.rows.append(row)
+
+    def received(self, data):
+        self.buf += data
+        b = self.buf
+        while b:
+            if b[0] == 0x16:
+                if len(b) < 1 + self.bytes_per_line:
+                    break
+                self.line(b[1 : 1 + self.bytes_per_line])
+                del b[: 1 + self.bytes_per_line]
+            elif b[0] == 0x17:
+                dots, i, data = self.bytes_per_line * 8, 1, bytearray(self.bytes_per_line)
+                x = 0
+                while x < dots and i < len(b):
+                    n = (b[i] & 0x7F) + 1
+                    if b[i] & 0x80:
+                        for d in range(x, min(x + n, dots)):
+                            data[d // 8] |= 0x80 >> (d % 8)
+                    x += n
+                    i += 1
+                if x < dots:
+                    break
+                self.line(data)
+                del b[:i]
+            elif b[0] == 0x1B:
+                if len(b) < 2:
+                    break
+                c = b[1]
+                args = {0x42: 1, 0x44: 1, 0x4C: 2, 0x51: 2, 0x71: 1, 0x66: 2}.get(c, 0)
+                if c == 0x1B:
+                    del b[:1]
+                    continue
+                if len(b) < 2 + args:
+                    break
+                a = bytes(b[2 : 2 + args])
+                del b[: 2 + args]
+                self.command_byte(c, a)
+            else:
+                del b[:1]
+        self.flush()
+
+    def command_byte(self, c, a):
+        if c == 0x41:
+            self.send(bytes([self.status_byte]))
+            return
+        self.commands.append("ESC %s %s" % (chr(c), a.hex()) if a else "ESC %s" % chr(c))
+        if c == 0x40:
+            self.bytes_per_line, self.dot_tab = 84, 0
+        elif c == 0x42:
+            self.dot_tab = a[0]
+        elif c == 0x44:
+            self.bytes_per_line = max(a[0], 1)
+        elif c == 0x66:
+            for _ in range(a[1]):
+                self.rows.append(bytearray(self.head))
+        elif c in (0x45, 0x47):
+            self.waiting.append((self.head, len(self.rows), self.rows, list(self.commands)))
+            self.commands = []
+            self.reset_page()
+
+    def faulted(self):
+        return self.status_byte & 0xE0 or not self.status_byte & 0x01
+
+    def flush(self):
+        if self.faulted():
+            return
+        while self.waiting:
+            w, h, rows, commands = self.waiting.pop(0)
+            self.labels += 1
+            write_label(self, w, h, rows, commands)
+
+    def command(self, words):
+        if words[0] == "status":
+            self.status_byte = int(words[1], 16)
+            self.flush()
+            return True
+        return False
+
+
+KINDS = {"ql820": BrotherQL, "zebra": Zebra, "tspl": TSPL, "epl2": EPL2, "dymo450": DymoLW}
 
 
 def apply(printers, line):
