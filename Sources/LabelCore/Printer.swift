@@ -11,6 +11,8 @@ public enum PrinterLanguage: String, Codable, Sendable, CaseIterable {
   case epl2
   /// DYMO LabelWriter 300/400/450 series and 4XL (the LW 450 Series Technical Reference).
   case dymoLW = "dymo-lw"
+  /// DYMO LabelWriter 550, 550 Turbo and 5XL (the LW 550 Series Technical Reference).
+  case dymoLW5 = "dymo-lw5"
 }
 
 /// IPP printer state.
@@ -47,6 +49,9 @@ public struct Printer: Codable, Sendable, Equatable {
   public var uri: String?
   /// Whether the printer takes new jobs at all (false answers 1002). Added field.
   public var accepting: Bool
+  /// The labels left on the loaded roll, where the printer reports it (DYMO LabelWriter
+  /// 550); absent elsewhere. Added field.
+  public var labelsRemaining: Int?
 
   public init(
     id: String, name: String, transport: TransportKind, model: String,
@@ -70,6 +75,7 @@ public struct Printer: Codable, Sendable, Equatable {
 extension Printer {
   private enum Keys: String, CodingKey {
     case id, name, transport, model, language, dpi, state, reasons, media, uri, accepting
+    case labelsRemaining
   }
 
   /// The wire name of `language`: its raw value, `"unknown"` when nil.
@@ -88,6 +94,7 @@ extension Printer {
     media = try c.decodeIfPresent(Media.self, forKey: .media)
     uri = try c.decodeIfPresent(String.self, forKey: .uri)
     accepting = try c.decodeIfPresent(Bool.self, forKey: .accepting) ?? true
+    labelsRemaining = try c.decodeIfPresent(Int.self, forKey: .labelsRemaining)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -103,6 +110,7 @@ extension Printer {
     try c.encodeIfPresent(media, forKey: .media)
     try c.encodeIfPresent(uri, forKey: .uri)
     try c.encode(accepting, forKey: .accepting)
+    try c.encodeIfPresent(labelsRemaining, forKey: .labelsRemaining)
   }
 }
 

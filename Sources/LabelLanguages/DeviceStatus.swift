@@ -23,6 +23,9 @@ public struct DeviceStatus: Sendable, Equatable {
   public var media: Media?
   /// Where the faults come from, for messages: "~HQES", "error bits 00 10".
   public var detail: String
+  /// The labels left on the loaded roll, where the printer counts them (DYMO LabelWriter
+  /// 550: from the roll's NFC tag); nil where it does not say.
+  public var labelsRemaining: Int?
 
   public init(kind: Kind, faults: [Reason], media: Media? = nil, detail: String) {
     self.kind = kind

@@ -70,6 +70,7 @@ public enum DriverTable {
           finishing: m.hasCutter ? [.cut, .tear] : [.tear], darkness: nil,
           confirmation: .perPage))
     } + zebraModels + tsplModels + epl2Models + dymoLWModels
+    + dymoLW5Models
 
   private static func zebra(
     _ name: String, _ prefixes: [String], dpi: [Int], widthMM: Double, cutter: Bool
@@ -194,6 +195,22 @@ public enum DriverTable {
   ].sorted { $0.0.count > $1.0.count }.map { name, product, widest in
     ModelEntry(
       name: "DYMO \(name)", make: "DYMO", displayName: "DYMO \(name)", language: .dymoLW,
+      vendorID: dymoVendor, productID: product, modelPrefixes: [name.lowercased()],
+      capabilities: Capabilities(
+        dpi: [300], widthMM: 10...widest, finishing: [.tear], darkness: 0...3,
+        confirmation: .statusAfterSend))
+  }
+
+  /// The LabelWriter 550 series: 300 dpi, a 672-dot head (1248 on the 5XL), DYMO's
+  /// NFC-tagged rolls only. Product ids where two sources agree (the 550's and the 5XL's);
+  /// every model also by "MDL:LabelWriter 550 …". Longer names first.
+  private static let dymoLW5Models: [ModelEntry] = [
+    ("LabelWriter 550", UInt16?(0x0028), 58.7),
+    ("LabelWriter 550 Turbo", nil, 58.7),
+    ("LabelWriter 5XL", 0x002A, 106),
+  ].sorted { $0.0.count > $1.0.count }.map { name, product, widest in
+    ModelEntry(
+      name: "DYMO \(name)", make: "DYMO", displayName: "DYMO \(name)", language: .dymoLW5,
       vendorID: dymoVendor, productID: product, modelPrefixes: [name.lowercased()],
       capabilities: Capabilities(
         dpi: [300], widthMM: 10...widest, finishing: [.tear], darkness: 0...3,

@@ -32,25 +32,7 @@ public struct DymoLWDriver: LanguageDriver {
   /// wide as the label or the head, whichever is narrower (a 2.3125 in label is wider than
   /// the 2.24 in head); labels wider than the paper path are refused.
   public func pageArea(media: Media, dpi: Int) throws(DriverError) -> PageArea {
-    let widest = model.capabilities.widthMM.upperBound
-    guard media.widthMM <= widest else {
-      throw DriverError(
-        "\(model.displayName) takes labels at most \(millimetres(widest)) mm wide; "
-          + "\(millimetres(media.widthMM)) mm is wider")
-    }
-    let dots = { (mm: Double) in roundedClamped(mm * Double(dpi) / 25.4, to: 0...100_000) }
-    let width = media.widthMM > 0 ? min(dots(media.widthMM), headDots) : headDots
-    let length = media.lengthMM > 0 ? dots(media.lengthMM) : nil
-    let name =
-      media.widthMM <= 0
-      ? "media is not known: the head prints \(width) dots across"
-      : media.lengthMM <= 0
-        ? "\(millimetres(media.widthMM)) mm continuous tape prints \(width) dots across"
-        : "\(millimetres(media.widthMM)) x \(millimetres(media.lengthMM)) mm label prints "
-          + "\(width) x \(length ?? 0) dots"
-    return PageArea(
-      width: width, length: length, maxLength: length == nil ? dots(1000) : nil,
-      description: "\(name) at \(dpi) dpi")
+    try DymoLWHead.area(media: media, dpi: dpi, model: model, headDots: headDots)
   }
 
   public func encode(pages: [Bitmap], media: Media, dpi: Int) throws(DriverError) -> [UInt8] {
@@ -97,9 +79,33 @@ public struct DymoLWDriver: LanguageDriver {
   }
 }
 
-/// The print head of each LabelWriter row.
+/// The print head of each LabelWriter row, 4xx and 550 alike.
 enum DymoLWHead {
+  static func area(media: Media, dpi: Int, model: ModelEntry, headDots: Int)
+    throws(DriverError) -> PageArea
+  {
+    let widest = model.capabilities.widthMM.upperBound
+    guard media.widthMM <= widest else {
+      throw DriverError(
+        "\(model.displayName) takes labels at most \(millimetres(widest)) mm wide; "
+          + "\(millimetres(media.widthMM)) mm is wider")
+    }
+    let dots = { (mm: Double) in roundedClamped(mm * Double(dpi) / 25.4, to: 0...100_000) }
+    let width = media.widthMM > 0 ? min(dots(media.widthMM), headDots) : headDots
+    let length = media.lengthMM > 0 ? dots(media.lengthMM) : nil
+    let name =
+      media.widthMM <= 0
+      ? "media is not known: the head prints \(width) dots across"
+      : media.lengthMM <= 0
+        ? "\(millimetres(media.widthMM)) mm continuous tape prints \(width) dots across"
+        : "\(millimetres(media.widthMM)) x \(millimetres(media.lengthMM)) mm label prints "
+          + "\(width) x \(length ?? 0) dots"
+    return PageArea(
+      width: width, length: length, maxLength: length == nil ? dots(1000) : nil,
+      description: "\(name) at \(dpi) dpi")
+  }
+
   static func dots(_ model: ModelEntry) -> Int {
-    model.modelPrefixes.contains { $0.hasSuffix("4xl") } ? 1248 : 672
+    model.modelPrefixes.contains { $0.hasSuffix("4xl") || $0.hasSuffix("5xl") } ? 1248 : 672
   }
 }

@@ -140,8 +140,14 @@ public enum DymoLWEncoder {
     while x < dots {
       let black = line[x >> 3] & (0x80 >> UInt8(x & 7)) != 0
       var length = 1
+      let fill: UInt8 = black ? 0xFF : 0x00
       while length < 128 && x + length < dots {
         let next = x + length
+        // Whole bytes of the run's colour at once.
+        if next & 7 == 0 && length <= 120 && line[next >> 3] == fill {
+          length += 8
+          continue
+        }
         let bit = line[next >> 3] & (0x80 >> UInt8(next & 7)) != 0
         if bit != black { break }
         length += 1

@@ -44,12 +44,17 @@ public protocol LanguageDriver: Sendable {
   func faults(inStatus reply: [UInt8]) throws(DriverError) -> [Reason]
   /// What a job of this language asks of the printer (pages, media), read from its bytes.
   func jobFacts(_ bytes: [UInt8]) -> JobFacts
+  /// The status requests `job` itself carries (a LabelWriter 550 takes no more data after
+  /// a label until its status is read): the transport reads their answers, the last one
+  /// confirming the copy, instead of asking again. 0 for most languages.
+  func statusRepliesCarried(by job: [UInt8]) -> Int
 }
 
 extension LanguageDriver {
   public var statusPreamble: [UInt8] { [] }
   /// A job the driver cannot read is one page for whatever media is loaded.
   public func jobFacts(_ bytes: [UInt8]) -> JobFacts { JobFacts(pages: 1) }
+  public func statusRepliesCarried(by job: [UInt8]) -> Int { 0 }
 }
 
 /// A language whose printers draw a template themselves (text and barcodes as commands,

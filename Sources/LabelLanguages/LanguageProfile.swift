@@ -144,7 +144,22 @@ public struct LanguageProfile: Sendable, Equatable {
       try DymoLWDriver(model: model, settings: settings)
     })
 
-  public static let all: [LanguageProfile] = [zpl, brotherQL, tspl, epl2, dymoLW]
+  /// DYMO LabelWriter 550 series: 300 dpi, the address label; its own vendor media type.
+  public static let dymoLW5 = LanguageProfile(
+    language: .dymoLW5, displayName: "DYMO LabelWriter 550", fileExtension: "lw5",
+    make: "DYMO", defaultModel: "DYMO LabelWriter 550", simulatedModels: [],
+    fallbackModel: "DYMO LabelWriter 550",
+    defaultDPI: 300, onlyDPI: 300,
+    defaultMedia: Media(widthMM: 28.6, lengthMM: 88.9, kind: "labels"),
+    mediaType: "application/vnd.dymo-lw5",
+    simulatedName: { _ in "Simulated DYMO LabelWriter 550" },
+    speaks: { _, model in model.contains("labelwriter 5") },
+    commandSet: "", namedIn: { $0.contains("LABELWRITER 5") },
+    makeDriver: { model, settings throws(DriverError) in
+      try DymoLW5Driver(model: model, settings: settings)
+    })
+
+  public static let all: [LanguageProfile] = [zpl, brotherQL, tspl, epl2, dymoLW, dymoLW5]
 }
 
 extension PrinterLanguage {
@@ -156,6 +171,7 @@ extension PrinterLanguage {
     case .tspl: .tspl
     case .epl2: .epl2
     case .dymoLW: .dymoLW
+    case .dymoLW5: .dymoLW5
     }
   }
 }

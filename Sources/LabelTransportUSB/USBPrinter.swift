@@ -34,6 +34,8 @@ package final class USBPrinter: PrinterTransport {
     var device: USBDevice?
     var interface: USBPrinterInterface?
     var media: Media?
+    /// The labels left on the roll, where the printer counts them (LabelWriter 550).
+    var labelsRemaining: Int?
     /// Bumped whenever a job raises a fault: a poll that began earlier must not clear it.
     var faultGeneration = 0
     /// The job that met `mediaMismatch`: the fault lasts until its media is in.
@@ -67,16 +69,18 @@ package final class USBPrinter: PrinterTransport {
   package var name: String { model.name }
 
   package var descriptor: Printer {
-    let media = state.withLock { $0.media }
+    let (media, remaining) = state.withLock { ($0.media, $0.labelsRemaining) }
     let make = model.make ?? manufacturer ?? model.language.profile.make
     let full = model.displayName
     var uri =
       "usb://\(make.replacing(" ", with: "%20"))/"
       + model.name.replacing(" ", with: "%20")
     if let serial { uri += "?serial=\(serial)" }
-    return Printer(
+    var printer = Printer(
       id: id, name: name, transport: .usb, model: full, language: model.language,
       dpi: model.capabilities.dpi.first ?? 300, media: media, uri: uri)
+    printer.labelsRemaining = remaining
+    return printer
   }
 
   package var labelSettings: LabelSettings {
@@ -223,7 +227,12 @@ package final class USBPrinter: PrinterTransport {
         }
       }
       try link.write(bytes, doing: "sending job \(job)")
-      return confirms ? try link.requestStatus(driver) : nil
+      guard confirms else { return nil }
+      // A job that carries its own status requests (LabelWriter 550) is confirmed by their
+      // answers, the last one counting; asking again would leave an answer unread.
+      let carried = driver.statusRepliesCarried(by: bytes)
+      return carried > 0
+        ? try link.carriedStatus(driver, replies: carried) : try link.requestStatus(driver)
     }
     guard let reply else { return }  // a printer that reports nothing: accepted is printed
     let status: DeviceStatus
@@ -231,6 +240,7 @@ package final class USBPrinter: PrinterTransport {
     case .status(let s):
       heard()
       status = s
+      await noteRemaining(s.labelsRemaining)
     case .silent:
       quiet(name: name)
       throw TransportError(
@@ -349,6 +359,7 @@ package final class USBPrinter: PrinterTransport {
         switch reply {
         case .status(let status):
           heard()
+          await noteRemaining(status.labelsRemaining)
           return Poll(faults: status.faults, generation: generation)
         case .unreadable:
           heard()
@@ -367,6 +378,15 @@ package final class USBPrinter: PrinterTransport {
 
   /// Nothing waits for a roll any more (the job was cancelled).
   package func forgetNeeds() { state.withLock { $0.needs = nil } }
+
+  /// A new count of labels left shows on the printer (listeners hear of it as of media).
+  private func noteRemaining(_ count: Int?) async {
+    let changed = state.withLock { s in
+      defer { s.labelsRemaining = count }
+      return s.labelsRemaining != count
+    }
+    if changed { await sink?.update(faults: nil) }
+  }
 
   private func noteMedia(_ media: Media?) async {
     let changed = state.withLock { s in

@@ -55,6 +55,26 @@ extension USBLink {
     }
   }
 
+  /// Reads the answers to the `replies` status requests a job carried, each within the
+  /// status timeout: the last is the job's status. Silence before the last is `.silent`.
+  package func carriedStatus(_ driver: any LanguageDriver, replies: Int) throws(USBLinkError)
+    -> StatusRead
+  {
+    var last: DeviceStatus?
+    var heard = 0
+    while heard < replies {
+      let deadline = ContinuousClock.now + .milliseconds(Int(timeouts.statusMS))
+      guard let status = try nextStatus(driver, until: deadline) else {
+        return input.isEmpty && heard == 0
+          ? .silent : .unreadable("\(heard) of \(replies) status answers, then silence")
+      }
+      guard status.kind == .reply else { continue }
+      last = status
+      heard += 1
+    }
+    return last.map { .status($0) } ?? .silent
+  }
+
   /// Takes the first status (or unreadable message) off `input`, dropping bytes the driver
   /// skips; `.silent` when none is there yet.
   private func scan(_ driver: any LanguageDriver) -> StatusRead {

@@ -185,3 +185,45 @@ import LabelRender
     format: "| PNG preview of it, encode per label (ms; %d bytes) | %.2f |\n", pngBytes, pngMS)
   return line
 }
+
+/// A 2.25 x 1.25 in label at 300 dpi (the head's 672 dots x 375 lines: DYMO 30334) as DYMO
+/// LabelWriter lines, and decoded back (issue #15).
+@MainActor func dymoLWEncoding() -> String {
+  guard let model = DriverTable.model(named: "DYMO LabelWriter 450", language: .dymoLW),
+    let driver = try? DymoLWDriver(model: model)
+  else { return "| DYMO LabelWriter | no driver |\n" }
+  var bitmap = Bitmap(width: 672, height: 375)
+  for i in 0..<30 { bitmap.fill(x: (i * 37) % 600, y: (i * 53) % 330, width: 70, height: 40) }
+  for x in stride(from: 20, to: 640, by: 6) { bitmap.fill(x: x, y: 300, width: 3, height: 60) }
+  let media = Media(widthMM: 57.15, lengthMM: 31.75, kind: "labels")
+  let n = 500
+  var bytes: [UInt8] = []
+  let t0 = now()
+  for _ in 0..<n { bytes = (try? driver.encode(pages: [bitmap], media: media, dpi: 300)) ?? [] }
+  let us = Double(now() - t0) / 1e3 / Double(n)
+  let decoded = (try? DymoLWDecoder().decode(bytes).pages.first?.image) == bitmap
+  return String(
+    format:
+      "| DYMO LabelWriter, 2.25 x 1.25 in at 300 dpi (%d bytes), encode per label (µs) | %.1f |\n",
+    bytes.count, us) + (decoded ? "" : "| DYMO LabelWriter round trip failed | |\n")
+}
+
+/// The same 2.25 x 1.25 in label as a LabelWriter 550 job (issue #15).
+@MainActor func dymoLW5Encoding() -> String {
+  guard let model = DriverTable.model(named: "DYMO LabelWriter 550", language: .dymoLW5),
+    let driver = try? DymoLW5Driver(model: model)
+  else { return "| DYMO LabelWriter 550 | no driver |\n" }
+  var bitmap = Bitmap(width: 672, height: 375)
+  for i in 0..<30 { bitmap.fill(x: (i * 37) % 600, y: (i * 53) % 330, width: 70, height: 40) }
+  let media = Media(widthMM: 57.15, lengthMM: 31.75, kind: "labels")
+  let n = 500
+  var bytes: [UInt8] = []
+  let t0 = now()
+  for _ in 0..<n { bytes = (try? driver.encode(pages: [bitmap], media: media, dpi: 300)) ?? [] }
+  let us = Double(now() - t0) / 1e3 / Double(n)
+  let decoded = (try? DymoLW5Decoder().decode(bytes).pages.first?.image) == bitmap
+  return String(
+    format:
+      "| DYMO LabelWriter 550, the same label (%d bytes), encode per label (µs) | %.1f |\n",
+    bytes.count, us) + (decoded ? "" : "| DYMO LabelWriter 550 round trip failed | |\n")
+}

@@ -80,8 +80,8 @@ let sections: [Section] = [
   Section(name: "ql", title: "Brother QL raster encoding", timeout: 180) {
     emitTable(qlEncoding())
   },
-  Section(name: "tspl", title: "TSPL and EPL2 encoding", timeout: 120) {
-    emitTable(tsplEncoding() + epl2Encoding())
+  Section(name: "tspl", title: "TSPL, EPL2 and DYMO LabelWriter encoding", timeout: 120) {
+    emitTable(tsplEncoding() + epl2Encoding() + dymoLWEncoding() + dymoLW5Encoding())
   },
   Section(name: "render", title: "Rendering", timeout: 180) { emitTable(rendering()) },
   Section(name: "usb", title: "USB (emulated QL-820NWB)", timeout: 300) {

@@ -27,6 +27,10 @@ Printers:
           form feeds, answers ESC A with its status byte; each label (ended by ESC E or
           ESC G) is DIR/SERIAL/label-N.pbm, 672 dots wide, once printed (labels wait while
           the byte says not ready, no paper, jam or error), its commands label-N.txt.
+  dymo550 DYMO LabelWriter 550 (0922:0028): parses ESC s / ESC n / ESC D blocks, answers
+          ESC A n with its 32 status bytes (bay, head, SKU 30252, labels remaining, counted
+          down per label); each ESC D block is DIR/SERIAL/label-N.pbm (672 wide) once
+          printed (labels wait while the bay is not ready or the head is too hot).
 
 Control: write lines to the FIFO DIR/control, each `SERIAL COMMAND [ARG]`:
   cover open|closed        media none|62|29x90|...   silent on|off     claimed on|off
@@ -38,6 +42,9 @@ Control: write lines to the FIFO DIR/control, each `SERIAL COMMAND [ARG]`:
   status HEX               (TSPL: the <ESC>!? byte: 01 head open, 02 jam, 04 paper out,
                             08 ribbon out, 10 paused, 20 printing, 40 cover open;
                             DYMO: the ESC A byte: 03 ready, 20 no paper, 40 jam, 80 error)
+  bay N, head N            (DYMO 550: the bay code, 8 ok, 1 open, 2 no media, 5 empty, 9 jam,
+                            10 not genuine; the head, 1 overheated)
+  remaining N              (DYMO 550: the labels left on the roll)
   garbage on|off           (Zebra: answers ~HQES with a block that is not a status)
 Events (printed pages, faults, plug changes) are appended to DIR/events.log.
 
@@ -1008,7 +1015,122 @@ class DymoLW(Printer):
         return False
 
 
-KINDS = {"ql820": BrotherQL, "zebra": Zebra, "tspl": TSPL, "epl2": EPL2, "dymo450": DymoLW}
+class DymoLW5(Printer):
+    """A DYMO LabelWriter 550, as its Technical Reference describes one: ESC s starts a job,
+    ESC n numbers a label, ESC D 01 02 LINES DOTS (least significant byte first) is
+    followed by LINES x DOTS/8 bytes (1 = black), ESC G ends a label, ESC Q the job; ESC A n
+    is answered with 32 status bytes (bay, head, job id, SKU, labels remaining)."""
+
+    vid, pid = 0x0922, 0x0028
+    manufacturer, product = "DYMO", "DYMO LabelWriter 550"
+    device_id = "MFG:DYMO;CMD: ;MDL:LabelWriter 550;CLASS:PRINTER;DESCRIPTION:DYMO LabelWriter 550;"
+    head = 672
+    ARGS = {0x73: 4, 0x41: 1, 0x4C: 2, 0x6E: 2, 0x43: 1, 0x54: 1, 0x71: 1, 0x6F: 1, 0x4D: 8}
+
+    def __init__(self, *a):
+        super().__init__(*a)
+        self.bay, self.head_state, self.remaining = 8, 0, 200
+        self.sku = b"30252"
+        self.job_id, self.index = 0, 0
+        self.labels = 0
+        self.waiting = []
+        self.buf = bytearray()
+        self.commands = []
+
+    def reset_state(self):
+        super().reset_state()
+        self.buf = bytearray()
+
+    def status(self):
+        b = bytearray(32)
+        b[0] = 1 if self.waiting else 0
+        b[1:5] = self.job_id.to_bytes(4, "little")
+        b[5:7] = self.index.to_bytes(2, "little")
+        b[8] = self.head_state
+        b[9] = 100
+        b[10] = self.bay
+        if self.bay not in (1, 2):
+            b[11 : 11 + len(self.sku)] = self.sku
+            b[27:29] = self.remaining.to_bytes(2, "little")
+        b[29], b[30], b[31] = 1, 1, 0xFF
+        return bytes(b)
+
+    def received(self, data):
+        self.buf += data
+        b = self.buf
+        while b:
+            if b[0] != 0x1B:
+                del b[:1]
+                continue
+            if len(b) < 2:
+                break
+            c = b[1]
+            if c == 0x44:
+                if len(b) < 12:
+                    break
+                lines = int.from_bytes(b[4:8], "little")
+                dots = int.from_bytes(b[8:12], "little")
+                per = (dots + 7) // 8
+                if len(b) < 12 + lines * per:
+                    break
+                data_ = bytes(b[12 : 12 + lines * per])
+                rows = []
+                for y in range(lines):
+                    row = bytearray(self.head)
+                    for x in range(min(dots, self.head)):
+                        if data_[y * per + x // 8] & (0x80 >> (x % 8)):
+                            row[x] = 1
+                    rows.append(row)
+                self.commands.append("ESC D 01 02 %d %d" % (lines, dots))
+                self.waiting.append((self.head, lines, rows, list(self.commands)))
+                self.commands = []
+                del b[: 12 + lines * per]
+                continue
+            n = self.ARGS.get(c, 0)
+            if len(b) < 2 + n:
+                break
+            a = bytes(b[2 : 2 + n])
+            del b[: 2 + n]
+            if c == 0x41:
+                self.flush()
+                self.send(self.status())
+                continue
+            self.commands.append("ESC %s %s" % (chr(c), a.hex()) if a else "ESC %s" % chr(c))
+            if c == 0x73:
+                self.job_id = int.from_bytes(a, "little")
+            elif c == 0x6E:
+                self.index = int.from_bytes(a, "little")
+            elif c == 0x51:
+                self.job_id = 0
+        self.flush()
+
+    def faulted(self):
+        return self.bay not in (4, 6, 7, 8) or self.head_state == 1
+
+    def flush(self):
+        if self.faulted():
+            return
+        while self.waiting:
+            w, h, rows, commands = self.waiting.pop(0)
+            self.labels += 1
+            self.remaining = max(self.remaining - 1, 0)
+            write_label(self, w, h, rows, commands)
+
+    def command(self, words):
+        if words[0] == "bay":
+            self.bay = int(words[1])
+        elif words[0] == "head":
+            self.head_state = int(words[1])
+        elif words[0] == "remaining":
+            self.remaining = int(words[1])
+        else:
+            return False
+        self.flush()
+        return True
+
+
+KINDS = {"ql820": BrotherQL, "zebra": Zebra, "tspl": TSPL, "epl2": EPL2, "dymo450": DymoLW,
+         "dymo550": DymoLW5}
 
 
 def apply(printers, line):

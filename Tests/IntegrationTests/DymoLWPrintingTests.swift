@@ -66,4 +66,41 @@ import Testing
       #expect(Data(base64Encoded: native.data).map { [UInt8]($0) } == output)
     }
   }
+
+  /// The same on a simulated LabelWriter 550: one `ESC D` block, the preview's dots.
+  @Test func lw550_templateJob_printsThePreview() throws {
+    try withDaemon(["--simulate", "lw5=dymo-lw5"]) { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs"]])
+      let template: JSONValue = [
+        "name": "bin", "media": ["widthMM": 28.6, "lengthMM": 88.9],
+        "elements": [
+          ["type": "text", "x": 2, "y": 3, "width": 24, "height": 6, "text": "${name}"],
+          ["type": "barcode", "x": 3, "y": 20, "height": 22, "symbology": "qr", "data": "${url}"],
+        ],
+      ]
+      try c.call("templates.save", ["template": template])
+      let data: JSONValue = ["name": "Bin 7", "url": "https://shop.example/bin/7"]
+      let job = try c.call(
+        "jobs.submit", ["printer": "sim:lw5", "template": "bin", "data": data],
+        as: JobResult.self
+      ).job
+      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+      let output = try #require(d.simOutput("lw5", job: job.id, ext: "lw5"))
+      let decoded = try DymoLW5Decoder().decode(output)
+      #expect(decoded.pages.count == 1 && decoded.ended && decoded.statusRequests == 1)
+      let preview = try c.call(
+        "labels.render", ["template": "bin", "data": data, "printer": "sim:lw5", "format": "png"],
+        as: RenderResult.self)
+      let previewBitmap = try PNGCodec.decodeBitmap(
+        [UInt8](try #require(Data(base64Encoded: preview.data))))
+      let image = try #require(decoded.pages.first?.image)
+      #expect(image.width == 344 && image.height == 1050)
+      var cropped = Bitmap(width: 338, height: 1050)
+      for y in 0..<1050 { for x in 0..<344 where image[x, y] { cropped[x, y] = true } }
+      #expect(cropped.blackCount == image.blackCount && cropped == previewBitmap)
+      #expect(try ZBar.decode(try PNGCodec.encode(cropped)) == ["https://shop.example/bin/7"])
+    }
+  }
 }

@@ -95,12 +95,33 @@ import Testing
     #expect(decoded > 0)
   }
 
+  @Test func dymoLW5Decoder_neverTraps() throws {
+    var page = Bitmap(width: 96, height: 40)
+    page.fill(x: 3, y: 3, width: 60, height: 20)
+    let driver = try DymoLW5Driver(
+      model: #require(DriverTable.model(named: "DYMO LabelWriter 550", language: .dymoLW5)))
+    let job = try driver.encode(
+      pages: [page, page], media: Media(widthMM: 8, lengthMM: 5, kind: "labels"), dpi: 300)
+    var decoded = 0
+    for bytes in Self.mutations(of: job, seed: 19, count: 3000) {
+      if let result = try? DymoLW5Decoder().decode(bytes) {
+        decoded += 1
+        #expect(result.pages.count <= 100_000)
+      }
+      _ = driver.jobFacts(bytes)
+      #expect(driver.statusRepliesCarried(by: bytes) <= 1000)
+    }
+    #expect(decoded > 0)
+  }
+
   @Test func statusParsers_neverTrap() throws {
     var g = Generator(state: 17)
     let tspl = try TSPLDriver(model: DriverTable.genericTSPL)
     let epl2 = try EPL2Driver(model: DriverTable.genericEPL2)
     let dymo = try DymoLWDriver(
       model: #require(DriverTable.model(named: "DYMO LabelWriter 450", language: .dymoLW)))
+    let dymo5 = try DymoLW5Driver(
+      model: #require(DriverTable.model(named: "DYMO LabelWriter 550", language: .dymoLW5)))
     for _ in 0..<3000 {
       let bytes = (0..<g.below(40)).map { _ in UInt8(g.below(256)) }
       _ = tspl.scanStatus(bytes[...])
@@ -109,6 +130,8 @@ import Testing
       _ = try? epl2.faults(inStatus: bytes)
       _ = dymo.scanStatus(bytes[...])
       _ = try? dymo.faults(inStatus: bytes)
+      _ = dymo5.scanStatus(bytes[...])
+      _ = try? dymo5.faults(inStatus: bytes)
     }
   }
 }

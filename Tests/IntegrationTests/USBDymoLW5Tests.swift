@@ -1,0 +1,64 @@
+import Foundation
+import LabelClient
+import LabelCore
+import LabelLanguages
+import Testing
+
+/// DYMO LabelWriter 550 over the real libusb path, against the emulated printer
+/// (Tests/Emulators): each label prints as sent, confirmed by the answer to the job's own
+/// `ESC A`; the labels left on the roll show on the printer; a bay fault holds the label,
+/// is an alert naming the job, and the label prints once when it clears.
+extension USBPrinterTests {
+  static let dymo550 = "usb:0922:0028:F1"
+
+  @Test func pngOnDymo550_printsTheBitmapSent_andShowsTheLabelsLeft() throws {
+    try USBEmulator.run(printers: ["dymo550:F1"]) { bus, d in
+      let c = try d.client()
+      let printers = try c.call("printers.list", as: PrintersResult.self).printers
+      let printer = try #require(printers.first { $0.id == Self.dymo550 })
+      #expect(
+        printer.language == .dymoLW5 && printer.model == "DYMO LabelWriter 550"
+          && printer.dpi == 300)
+      let table = try labelctl(["--socket", d.socketPath, "devices"])
+      #expect(table.status == 0 && table.stdout.contains("0922:0028  ok"))
+      #expect(table.stdout.contains("DYMO LabelWriter 550"))
+
+      let w = try Self.subscriber(d)
+      let card = RasterPrintingTests.testCard(width: 333, height: 120)
+      let id = try Self.submitPNG(c, printer: Self.dymo550, card, copies: 2)
+      let done = try w.waitForJob(id)
+      #expect(done["printed"] == 2)
+      #expect(Self.cardOnHead(bus.page("F1", 1, prefix: "label-"), card))
+      #expect(Self.cardOnHead(bus.page("F1", 2, prefix: "label-"), card))
+      let commands = String(decoding: bus.file("F1", "label-1.txt") ?? [], as: UTF8.self)
+      #expect(commands.contains("ESC D 01 02 120 336") && commands.contains("ESC n 0100"))
+      // The roll started with 200 labels; the answer after the second says 198.
+      let left = try w.waitFor("printer") {
+        $0["id"] == .string(Self.dymo550) && $0["labelsRemaining"] == 198
+      }
+      #expect(left["labelsRemaining"] == 198)
+      let again = try c.call("printers.list", as: PrintersResult.self).printers
+      #expect(again.first { $0.id == Self.dymo550 }?.labelsRemaining == 198)
+    }
+  }
+
+  @Test(arguments: [("2", Reason.mediaEmpty), ("1", .coverOpen), ("10", .mediaMismatch)])
+  func dymo550Bay_jobWaits_andPrintsOnce(bay: String, reason: Reason) throws {
+    try USBEmulator.run(printers: ["dymo550:F1"]) { bus, d in
+      let c = try d.client()
+      let w = try Self.subscriber(d)
+      try bus.control("F1 bay \(bay)")
+      #expect(bus.waitForEvent("F1 did bay \(bay)"))
+      let card = RasterPrintingTests.testCard(width: 120, height: 60)
+      let id = try Self.submitPNG(c, printer: Self.dymo550, card)
+      let alert = try w.waitForPrinterError(Self.dymo550, reason: reason)
+      #expect(alert["job"] == .int(id))
+      #expect(bus.files("F1", prefix: "label-").isEmpty)
+      try bus.control("F1 bay 8")
+      let done = try w.waitForJob(id)
+      #expect(done["printed"] == 1)
+      #expect(bus.files("F1", prefix: "label-").filter { $0.hasSuffix(".pbm") } == ["label-1.pbm"])
+      #expect(Self.cardOnHead(bus.page("F1", 1, prefix: "label-"), card))
+    }
+  }
+}
