@@ -25,12 +25,19 @@ public struct Media: Codable, Sendable, Equatable {
   public var widthMM: Double
   public var lengthMM: Double
   public var kind: String?
+  /// The roll prints red as well as black (Brother DK-22251 on a QL-800/810W/820NWB).
+  /// Absent (nil) means black only. Added field.
+  public var redBlack: Bool?
 
-  public init(widthMM: Double, lengthMM: Double, kind: String? = nil) {
+  public init(widthMM: Double, lengthMM: Double, kind: String? = nil, redBlack: Bool? = nil) {
     self.widthMM = widthMM
     self.lengthMM = lengthMM
     self.kind = kind
+    self.redBlack = redBlack
   }
+
+  /// Whether the roll prints red as well as black.
+  public var printsRed: Bool { redBlack == true }
 }
 
 /// A printer as the protocol shows it.

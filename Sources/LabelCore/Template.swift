@@ -28,6 +28,9 @@ public enum TextAlign: String, Codable, Sendable { case left, center, right }
 public enum FontWeight: String, Codable, Sendable { case regular, bold }
 /// What a text element does when its text does not fit its box.
 public enum TextOverflow: String, Codable, Sendable { case shrink, wrap, clip }
+/// The ink an element is drawn in. Red prints red only on a printer with a red/black roll
+/// (Brother QL-800/810W/820NWB with DK-22251); everywhere else it prints black.
+public enum InkColor: String, Codable, Sendable { case black, red }
 /// Barcode symbologies every printer language supports.
 public enum Symbology: String, Codable, Sendable, CaseIterable { case ean13, upca, code128, qr }
 
@@ -44,6 +47,8 @@ public enum Element: Sendable, Equatable {
 
 /// Text from a literal with `${field}` substitution, laid out in a box.
 public struct TextElement: Codable, Sendable, Equatable {
+  /// Black by default; red prints red only on a red/black roll.
+  public var color: InkColor?
   public var x: Double
   public var y: Double
   public var width: Double
@@ -84,6 +89,8 @@ public struct TextElement: Codable, Sendable, Equatable {
 
 /// A barcode. `height` is the bar height for linear codes and the symbol size for QR.
 public struct BarcodeElement: Codable, Sendable, Equatable {
+  /// Black by default; red prints red only on a red/black roll.
+  public var color: InkColor?
   public var x: Double
   public var y: Double
   public var symbology: Symbology
@@ -116,6 +123,8 @@ public struct BarcodeElement: Codable, Sendable, Equatable {
 
 /// A rectangle outline (or filled when `fill`).
 public struct BoxElement: Codable, Sendable, Equatable {
+  /// Black by default; red prints red only on a red/black roll.
+  public var color: InkColor?
   public var x: Double
   public var y: Double
   public var width: Double
@@ -140,6 +149,8 @@ public struct BoxElement: Codable, Sendable, Equatable {
 /// A PNG image scaled into its box, keeping its aspect ratio, and turned into black and
 /// white dots by a 50% threshold (transparent parts are white).
 public struct ImageElement: Codable, Sendable, Equatable {
+  /// Black by default; red prints red only on a red/black roll.
+  public var color: InkColor?
   public var x: Double
   public var y: Double
   public var width: Double
@@ -165,6 +176,8 @@ public struct ImageElement: Codable, Sendable, Equatable {
 
 /// A straight line between two points.
 public struct LineElement: Codable, Sendable, Equatable {
+  /// Black by default; red prints red only on a red/black roll.
+  public var color: InkColor?
   public var x1: Double
   public var y1: Double
   public var x2: Double
@@ -177,6 +190,21 @@ public struct LineElement: Codable, Sendable, Equatable {
     self.x2 = x2
     self.y2 = y2
     self.thickness = thickness
+  }
+}
+
+extension Element {
+  /// The element's ink (black unless it says red).
+  public var color: InkColor {
+    let c: InkColor? =
+      switch self {
+      case .text(let e): e.color
+      case .barcode(let e): e.color
+      case .box(let e): e.color
+      case .line(let e): e.color
+      case .image(let e): e.color
+      }
+    return c ?? .black
   }
 }
 

@@ -7,14 +7,15 @@ public enum TemplateKeys {
   static let elements: [String: Set<String>] = [
     "text": [
       "type", "x", "y", "width", "height", "text", "size", "weight", "align", "overflow",
-      "rotation", "font",
+      "rotation", "font", "color",
     ],
     "barcode": [
       "type", "x", "y", "symbology", "data", "height", "moduleWidth", "humanReadable", "rotation",
+      "color",
     ],
-    "box": ["type", "x", "y", "width", "height", "thickness", "fill"],
-    "line": ["type", "x1", "y1", "x2", "y2", "thickness"],
-    "image": ["type", "x", "y", "width", "height", "png", "rotation"],
+    "box": ["type", "x", "y", "width", "height", "thickness", "fill", "color"],
+    "line": ["type", "x1", "y1", "x2", "y2", "thickness", "color"],
+    "image": ["type", "x", "y", "width", "height", "png", "rotation", "color"],
   ]
 
   /// The first member of `template` (a JSON object) that no template has, as a field error

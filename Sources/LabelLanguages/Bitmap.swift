@@ -64,4 +64,31 @@ public struct Bitmap: Sendable, Equatable {
 
   /// Number of black dots.
   public var blackCount: Int { bytes.reduce(0) { $0 + $1.nonzeroBitCount } }
+
+  /// The dots of both bitmaps (`other` cut or padded to this one's size).
+  public func union(_ other: Bitmap) -> Bitmap {
+    guard other.width == width, other.height == height else {
+      var out = self
+      for y in 0..<min(height, other.height) {
+        for x in 0..<min(width, other.width) where other[x, y] { out[x, y] = true }
+      }
+      return out
+    }
+    var out = self
+    for i in 0..<bytes.count { out.bytes[i] |= other.bytes[i] }
+    return out
+  }
+
+  /// These dots without `other`'s (same size; `other` cut or padded otherwise).
+  public func subtracting(_ other: Bitmap) -> Bitmap {
+    var out = self
+    if other.width == width, other.height == height {
+      for i in 0..<bytes.count { out.bytes[i] &= ~other.bytes[i] }
+      return out
+    }
+    for y in 0..<min(height, other.height) {
+      for x in 0..<min(width, other.width) where other[x, y] { out[x, y] = false }
+    }
+    return out
+  }
 }

@@ -27,9 +27,23 @@ public struct BrotherQLDriver: LanguageDriver {
       kind: "continuous")
   }
 
-  /// The roll that `media` describes (width, and length 0 for continuous).
+  /// The roll that `media` describes (width, and length 0 for continuous; the red/black
+  /// roll when it says it prints red).
   public func roll(for media: Media) throws(DriverError) -> BrotherQLMedia {
     let width = roundedClamped(media.widthMM, to: 0...10_000)
+    if media.printsRed {
+      guard media.lengthMM == 0,
+        let red = BrotherQLMedia.all.first(where: {
+          $0.redBlack && $0.widthMM == width
+        })
+      else {
+        throw DriverError("no Brother QL red/black roll is \(media.widthMM) x \(media.lengthMM) mm")
+      }
+      guard ql.twoColor else {
+        throw DriverError("\(ql.name) cannot print red/black (\(red.id)) rolls")
+      }
+      return red
+    }
     let found =
       media.lengthMM == 0
       ? BrotherQLMedia.continuous(widthMM: width)
@@ -55,11 +69,24 @@ public struct BrotherQLDriver: LanguageDriver {
   }
 
   public func encode(pages: [Bitmap], media: Media, dpi: Int) throws(DriverError) -> [UInt8] {
+    try encode(pages: pages, red: [], media: media, dpi: dpi)
+  }
+
+  /// A two-colour model with a red/black roll in (DK-22251).
+  public func printsRed(on media: Media) -> Bool { ql.twoColor && media.printsRed }
+
+  /// On a red/black roll, two-colour raster (a label with no red too: the printer wants
+  /// two-colour mode for that roll); on any other, red prints black.
+  public func encode(pages: [Bitmap], red: [Bitmap], media: Media, dpi: Int)
+    throws(DriverError) -> [UInt8]
+  {
     let roll = try roll(for: media)
+    let black =
+      roll.redBlack ? pages : zip(pages, red).map { $0.union($1) } + pages.dropFirst(red.count)
     do {
       let encoder = try BrotherQLEncoder(
         BrotherQLOptions(model: ql, media: roll, cut: cut, highResolution: dpi == 600))
-      return try encoder.encode(pages)
+      return try encoder.encode(black, red: roll.redBlack ? red : [])
     } catch {
       throw DriverError("\(ql.name): \(error)")
     }

@@ -16,7 +16,7 @@ public struct BrotherQLModel: Sendable, Hashable, CustomStringConvertible {
   public let statusModelCode: UInt8
   /// Bytes per raster line: 90 (720 head pins) or 162 (1296 pins on the wide QL-10xx/11xx).
   public let bytesPerLine: Int
-  /// Can print black and red on DK-22251 (not produced by this encoder yet).
+  /// Can print black and red on DK-22251 (the raster's two-colour mode).
   public let twoColor: Bool
   /// NUL bytes that clear the command buffer before `ESC @` (400 on the QL-8xx).
   public let invalidateCount: Int
@@ -142,12 +142,15 @@ public struct BrotherQLMedia: Sendable, Hashable, CustomStringConvertible {
   public let feedMargin: Int
   /// Only the wide-head models take this roll (102–104 mm).
   public let needsWideHead: Bool
+  /// The roll prints red as well as black (DK-22251, brother_ql's "62red"): only the
+  /// two-colour models take it, and every job on it is sent in two-colour mode.
+  public let redBlack: Bool
 
   public var description: String { id }
 
   init(
     _ id: String, _ kind: Kind, mm: (Int, Int), printable: (Int, Int), margin: Int,
-    feed: Int = 0, wide: Bool = false
+    feed: Int = 0, wide: Bool = false, red: Bool = false
   ) {
     self.id = id
     self.kind = kind
@@ -158,11 +161,11 @@ public struct BrotherQLMedia: Sendable, Hashable, CustomStringConvertible {
     self.leftMargin = margin
     self.feedMargin = feed
     self.needsWideHead = wide
+    self.redBlack = red
   }
 
   /// Every known roll. brother_ql keys the 38 × 90 mm label "39x90"; the id here is the
-  /// real size. Two-colour (62red) and P-touch tapes are left out: this encoder does not
-  /// produce their raster.
+  /// real size. P-touch tapes are left out: this encoder does not produce their raster.
   public static let all: [BrotherQLMedia] = [
     .init("12", .continuous, mm: (12, 0), printable: (106, 0), margin: 29, feed: 35),
     .init("29", .continuous, mm: (29, 0), printable: (306, 0), margin: 6, feed: 35),
@@ -170,6 +173,8 @@ public struct BrotherQLMedia: Sendable, Hashable, CustomStringConvertible {
     .init("50", .continuous, mm: (50, 0), printable: (554, 0), margin: 12, feed: 35),
     .init("54", .continuous, mm: (54, 0), printable: (590, 0), margin: 0, feed: 35),
     .init("62", .continuous, mm: (62, 0), printable: (696, 0), margin: 12, feed: 35),
+    // DK-22251: the 62 mm roll's geometry; its status says 62 mm continuous like DK-22205.
+    .init("62red", .continuous, mm: (62, 0), printable: (696, 0), margin: 12, feed: 35, red: true),
     .init(
       "102", .continuous, mm: (102, 0), printable: (1164, 0), margin: 12, feed: 35, wide: true),
     .init(
@@ -204,9 +209,12 @@ public struct BrotherQLMedia: Sendable, Hashable, CustomStringConvertible {
 
   /// The roll a status reply reports (width and length in mm, kind). Round labels report
   /// as die-cut; no round and square roll share a size, so the answer is unique.
+  /// A red/black roll reports as the black one of its size: the black roll is returned.
   public static func matching(widthMM: Int, lengthMM: Int, kind: Kind) -> BrotherQLMedia? {
     let length = kind == .continuous ? 0 : lengthMM
-    return all.first { $0.kind == kind && $0.widthMM == widthMM && $0.lengthMM == length }
+    return all.first {
+      $0.kind == kind && $0.widthMM == widthMM && $0.lengthMM == length && !$0.redBlack
+    }
   }
 
   /// The continuous roll of width `mm`.
@@ -219,7 +227,7 @@ public struct BrotherQLMedia: Sendable, Hashable, CustomStringConvertible {
 
   /// Whether `model`'s head covers this roll's printable area.
   public func fits(_ model: BrotherQLModel) -> Bool {
-    (!needsWideHead || model.isWide)
+    (!needsWideHead || model.isWide) && (!redBlack || model.twoColor)
       && leftMargin(on: model) + printableWidth <= model.dotsPerLine
   }
 }

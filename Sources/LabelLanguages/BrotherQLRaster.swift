@@ -12,6 +12,9 @@ public struct BrotherQLOptions: Sendable, Equatable {
   public var compression: Bool
   /// The print-information "quality priority" flag (slower, better) rather than speed.
   public var qualityPriority: Bool
+  /// Two-colour mode (`ESC i K` bit 0, each line as a black and a red `w` line): set by
+  /// a red/black roll, which needs it even for a label with no red.
+  public var twoColour: Bool { media.redBlack }
 
   public init(
     model: BrotherQLModel, media: BrotherQLMedia, cut: Bool = true, cutEvery: Int = 1,
@@ -44,6 +47,7 @@ enum BrotherQLCommand {
   static let margins: [UInt8] = [0x1B, 0x69, 0x64]  // ESC i d n1 n2 (little-endian dots)
   static let compression: UInt8 = 0x4D  // M n: 02 PackBits, 00 raw
   static let rasterLine: UInt8 = 0x67  // g 00 n data
+  static let twoColourLine: UInt8 = 0x77  // w 01|02 n data: black, then red
   static let blankLine: UInt8 = 0x5A  // Z
   static let formFeed: UInt8 = 0x0C  // end of a page, more follow
   static let endOfJob: UInt8 = 0x1A  // ^Z: end of the last page
@@ -58,7 +62,8 @@ enum BrotherQLCommand {
   static let validRecover: UInt8 = 0x80
   /// `ESC i M` bit: auto cut.
   static let autoCut: UInt8 = 0x40
-  /// `ESC i K` bits: cut at end, 600 dpi.
+  /// `ESC i K` bits: two-colour, cut at end, 600 dpi.
+  static let twoColour: UInt8 = 0x01
   static let cutAtEnd: UInt8 = 0x08
   static let highResolution: UInt8 = 0x40
 }
@@ -84,7 +89,10 @@ public struct BrotherQLEncoder: Sendable {
     let media = options.media
     guard media.fits(model) else {
       throw BrotherQLError(
-        .mediaMismatch, "\(media.id) mm media does not fit the \(model.name) head")
+        .mediaMismatch,
+        media.redBlack && !model.twoColor
+          ? "\(model.name) cannot print \(media.id) (red/black) rolls"
+          : "\(media.id) mm media does not fit the \(model.name) head")
     }
     guard (1...255).contains(options.cutEvery) else {
       throw BrotherQLError(.invalidOption, "cut every \(options.cutEvery): must be 1...255")
@@ -95,10 +103,18 @@ public struct BrotherQLEncoder: Sendable {
     self.options = options
   }
 
-  /// The job for `pages`, one label (or continuous length) each.
-  public func encode(_ pages: [Bitmap]) throws(BrotherQLError) -> [UInt8] {
+  /// The job for `pages`, one label (or continuous length) each; on a red/black roll
+  /// `red` holds each page's red plane (none: black only), and is refused on any other.
+  public func encode(_ pages: [Bitmap], red: [Bitmap] = []) throws(BrotherQLError) -> [UInt8] {
     guard !pages.isEmpty else { throw BrotherQLError(.invalidOption, "a job needs a page") }
     let o = options
+    guard red.isEmpty || o.twoColour else {
+      throw BrotherQLError(
+        .invalidOption, "red needs a red/black roll (62red); \(o.media.id) prints black only")
+    }
+    guard red.isEmpty || red.count == pages.count else {
+      throw BrotherQLError(.invalidOption, "\(red.count) red planes for \(pages.count) pages")
+    }
     let lineScale = o.highResolution ? 2 : 1
     for (i, page) in pages.enumerated() {
       guard page.width <= o.media.printableWidth else {
@@ -130,8 +146,21 @@ public struct BrotherQLEncoder: Sendable {
     for (i, page) in pages.enumerated() {
       let lines = max(page.height, minLines)
       appendPageHeader(lines: lines, index: i, to: &out)
-      for y in 0..<page.height { appendLine(headLine(page, row: y), to: &out) }
-      for _ in page.height..<lines { appendLine(blank, to: &out) }
+      if o.twoColour {
+        let plane = red.isEmpty ? nil : red[i]
+        for y in 0..<page.height {
+          appendLine(headLine(page, row: y), plane: 0x01, to: &out)
+          let redLine = plane.map { y < $0.height ? headLine($0, row: y) : blank } ?? blank
+          appendLine(redLine, plane: 0x02, to: &out)
+        }
+        for _ in page.height..<lines {
+          appendLine(blank, plane: 0x01, to: &out)
+          appendLine(blank, plane: 0x02, to: &out)
+        }
+      } else {
+        for y in 0..<page.height { appendLine(headLine(page, row: y), to: &out) }
+        for _ in page.height..<lines { appendLine(blank, to: &out) }
+      }
       out.append(i == pages.count - 1 ? BrotherQLCommand.endOfJob : BrotherQLCommand.formFeed)
     }
     return out
@@ -156,6 +185,7 @@ public struct BrotherQLEncoder: Sendable {
     }
     if o.model.hasExpandedMode {
       var flags: UInt8 = 0
+      if o.twoColour { flags |= C.twoColour }
       if o.cuts { flags |= C.cutAtEnd }
       if o.highResolution { flags |= C.highResolution }
       out += C.expandedMode + [flags]
@@ -181,6 +211,23 @@ public struct BrotherQLEncoder: Sendable {
       out[countAt] = UInt8(out.count - countAt - 1)
     } else {
       out += [C.rasterLine, 0x00, UInt8(line.count)]
+      out += line
+    }
+  }
+
+  /// One line of a two-colour page: `w`, the plane (01 black, 02 red), the length and
+  /// the data, PackBits-compressed when the job is; a blank line is sent as a line (no
+  /// `Z` in two-colour jobs: brother_ql sends none, and the QL-800 has no `Z`).
+  func appendLine(_ line: [UInt8], plane: UInt8, to out: inout [UInt8]) {
+    out.append(BrotherQLCommand.twoColourLine)
+    out.append(plane)
+    if options.compresses {
+      let countAt = out.count
+      out.append(0)
+      PackBits.encode(line, into: &out)
+      out[countAt] = UInt8(out.count - countAt - 1)
+    } else {
+      out.append(UInt8(line.count))
       out += line
     }
   }

@@ -27,10 +27,18 @@ public struct BrotherQLDecodedPage: Sendable, Equatable {
   public var compressed: Bool
   /// Lines sent as `Z` (blank).
   public var blankLines: Int
-  /// Each raster line, decompressed, mirrored as sent.
+  /// Each raster line, decompressed, mirrored as sent (a two-colour page's black plane).
   public var lines: [[UInt8]]
+  /// A two-colour page's red plane (`w 02` lines), as `lines`; empty on a one-colour page.
+  public var redLines: [[UInt8]] = []
+  /// Lines sent as two-colour `w` pairs.
+  public var twoColourLines = 0
+  /// Red lines (`w 02`) seen; each follows its black line.
+  var redLinesSeen = 0
 
   public var autoCut: Bool { (variousMode ?? 0) & BrotherQLCommand.autoCut != 0 }
+  /// `ESC i K` bit 0: two-colour mode.
+  public var twoColour: Bool { (expandedMode ?? 0) & BrotherQLCommand.twoColour != 0 }
   public var cutAtEnd: Bool { (expandedMode ?? 0) & BrotherQLCommand.cutAtEnd != 0 }
   public var highResolution: Bool {
     (expandedMode ?? 0) & BrotherQLCommand.highResolution != 0
@@ -38,9 +46,10 @@ public struct BrotherQLDecodedPage: Sendable, Equatable {
 
   /// The page as a bitmap `width` dots wide whose dot x was sent at head dot
   /// `margin + width - 1 - x` (the encoder's mirroring, undone).
-  public func bitmap(width: Int, margin: Int) -> Bitmap {
-    var out = Bitmap(width: width, height: lines.count)
-    for (y, line) in lines.enumerated() {
+  public func bitmap(width: Int, margin: Int, red: Bool = false) -> Bitmap {
+    let plane = red ? redLines : lines
+    var out = Bitmap(width: width, height: plane.count)
+    for (y, line) in plane.enumerated() {
       for x in 0..<width {
         let dot = margin + width - 1 - x
         guard dot >= 0, dot < line.count * 8 else { continue }
@@ -51,8 +60,8 @@ public struct BrotherQLDecodedPage: Sendable, Equatable {
   }
 
   /// The printable area of `media` on `model`, un-mirrored.
-  public func bitmap(media: BrotherQLMedia, model: BrotherQLModel) -> Bitmap {
-    bitmap(width: media.printableWidth, margin: media.leftMargin(on: model))
+  public func bitmap(media: BrotherQLMedia, model: BrotherQLModel, red: Bool = false) -> Bitmap {
+    bitmap(width: media.printableWidth, margin: media.leftMargin(on: model), red: red)
   }
 }
 
@@ -136,9 +145,47 @@ public struct BrotherQLRasterDecoder: Sendable {
               + " lines ESC i z announced")
         }
         page = current
+      case BrotherQLCommand.twoColourLine:
+        // `w 01 n data` (black) then `w 02 n data` (red): one raster line in two planes.
+        guard var current = page else {
+          throw BrotherQLError(.malformed, "raster line before print information (ESC i z)")
+        }
+        guard current.twoColour else {
+          throw BrotherQLError(.malformed, "two-colour line (w) without ESC i K two-colour mode")
+        }
+        page = nil
+        let plane = try reader.byte("w")
+        let decoded = try line(&reader, compressed: compressed, command: "w")
+        switch plane {
+        case 0x01:
+          guard current.twoColourLines == current.redLinesSeen else {
+            throw BrotherQLError(.malformed, "two black lines (w 01) without a red one between")
+          }
+          if keepingLines { current.lines.append(decoded) }
+          current.twoColourLines += 1
+          linesInPage += 1
+          guard linesInPage <= current.printInformation.lineCount else {
+            throw BrotherQLError(
+              .lineCountMismatch,
+              "page \(job.pages.count + 1) has more than the "
+                + "\(current.printInformation.lineCount) lines ESC i z announced")
+          }
+        case 0x02:
+          guard current.redLinesSeen + 1 == current.twoColourLines else {
+            throw BrotherQLError(.malformed, "a red line (w 02) without its black line (w 01)")
+          }
+          if keepingLines { current.redLines.append(decoded) }
+          current.redLinesSeen += 1
+        default:
+          throw BrotherQLError(.malformed, "w \(hexByte(plane)): the planes are 01 and 02")
+        }
+        page = current
       case BrotherQLCommand.formFeed, BrotherQLCommand.endOfJob:
         guard let current = page else {
           throw BrotherQLError(.malformed, "page end without a page")
+        }
+        guard current.redLinesSeen == current.twoColourLines else {
+          throw BrotherQLError(.malformed, "page ends between a black line and its red line")
         }
         guard linesInPage == current.printInformation.lineCount else {
           throw BrotherQLError(
@@ -210,10 +257,13 @@ public struct BrotherQLRasterDecoder: Sendable {
     }
   }
 
-  /// `g 00 n data`: one line, checked to be exactly `bytesPerLine` once unpacked.
-  private func line(_ reader: inout Reader, compressed: Bool) throws(BrotherQLError) -> [UInt8] {
-    let header = try reader.bytes(2, "g")
-    let data = try reader.bytes(Int(header[1]), "raster line")
+  /// `g 00 n data` (or, after `w`'s plane byte, `n data`): one line, checked to be
+  /// exactly `bytesPerLine` once unpacked.
+  private func line(_ reader: inout Reader, compressed: Bool, command: String = "g")
+    throws(BrotherQLError) -> [UInt8]
+  {
+    let count = command == "g" ? try reader.bytes(2, "g")[1] : try reader.byte(command)
+    let data = try reader.bytes(Int(count), "raster line")
     let line = compressed ? PackBits.decode(data) : data
     guard let line else { throw BrotherQLError(.malformed, "PackBits line ends inside a run") }
     guard line.count == bytesPerLine else {

@@ -28,6 +28,12 @@ public protocol LanguageDriver: Sendable {
   func pageArea(media: Media, dpi: Int) throws(DriverError) -> PageArea
   /// One job printing `pages` (1-bit, at the printer's dpi) on the loaded media.
   func encode(pages: [Bitmap], media: Media, dpi: Int) throws(DriverError) -> [UInt8]
+  /// Whether `media` on this printer prints red as well as black.
+  func printsRed(on media: Media) -> Bool
+  /// One job printing pages in two inks: `red[i]` is page i's red plane, the size of
+  /// `pages[i]`. A printer without red prints it black.
+  func encode(pages: [Bitmap], red: [Bitmap], media: Media, dpi: Int) throws(DriverError)
+    -> [UInt8]
 
   // MARK: Status
 
@@ -52,6 +58,12 @@ public protocol LanguageDriver: Sendable {
 
 extension LanguageDriver {
   public var statusPreamble: [UInt8] { [] }
+  public func printsRed(on media: Media) -> Bool { false }
+  public func encode(pages: [Bitmap], red: [Bitmap], media: Media, dpi: Int)
+    throws(DriverError) -> [UInt8]
+  {
+    try encode(pages: zip(pages, red).map { $0.union($1) }, media: media, dpi: dpi)
+  }
   /// A job the driver cannot read is one page for whatever media is loaded.
   public func jobFacts(_ bytes: [UInt8]) -> JobFacts { JobFacts(pages: 1) }
   public func statusRepliesCarried(by job: [UInt8]) -> Int { 0 }

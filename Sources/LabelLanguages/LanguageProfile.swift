@@ -40,6 +40,9 @@ public struct LanguageProfile: Sendable, Equatable {
   /// Whether a make-and-model or description text (upper-cased) names the language or one
   /// of its printers (CUPS queues say "Zebra ZPL Label Printer", "Brother QL-820NWB").
   public var namedIn: @Sendable (_ upperCasedText: String) -> Bool
+  /// The media a roll name stands for (`--simulate …,media=62red`); nil where the
+  /// language names no rolls.
+  public var namedMedia: @Sendable (_ name: String) -> Media? = { _ in nil }
   /// The driver for one of this language's models.
   public var makeDriver:
     @Sendable (ModelEntry, LabelSettings) throws(DriverError) -> any LanguageDriver
@@ -88,7 +91,15 @@ public struct LanguageProfile: Sendable, Equatable {
     // Brother's raster command set is "PT-CBP"; some firmwares only name the model.
     speaks: { commands, model in commands.contains("PT-CBP") || model.hasPrefix("ql-") },
     commandSet: "PT-CBP", namedIn: { $0.contains("QL-") },
-    makeDriver: { model, _ throws(DriverError) in try BrotherQLDriver(model: model) })
+    makeDriver: { model, _ throws(DriverError) in try BrotherQLDriver(model: model) }
+  ).with(namedMedia: { name in
+    BrotherQLMedia.named(name).map { roll in
+      Media(
+        widthMM: Double(roll.widthMM), lengthMM: Double(roll.lengthMM),
+        kind: roll.kind == .continuous ? "continuous" : "labels",
+        redBlack: roll.redBlack ? true : nil)
+    }
+  })
 
   /// TSPL (TSC TSPL/TSPL2): 203 dpi desktop printers, the 4 x 6 in shipping label they
   /// are mostly bought for. There is no registered media type for TSPL; labeld names it
@@ -158,6 +169,12 @@ public struct LanguageProfile: Sendable, Equatable {
     makeDriver: { model, settings throws(DriverError) in
       try DymoLW5Driver(model: model, settings: settings)
     })
+
+  func with(namedMedia: @escaping @Sendable (String) -> Media?) -> LanguageProfile {
+    var copy = self
+    copy.namedMedia = namedMedia
+    return copy
+  }
 
   public static let all: [LanguageProfile] = [zpl, brotherQL, tspl, epl2, dymoLW, dymoLW5]
 }

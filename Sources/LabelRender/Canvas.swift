@@ -68,6 +68,12 @@ final class Canvas {
 
   func resetTransform() { cairo_identity_matrix(cr) }
 
+  /// Drawing removes ink instead of adding it (cairo's CLEAR, bounded by what is drawn):
+  /// the other ink's canvas of a two-colour label, where a later element covers it.
+  var erasing = false {
+    didSet { cairo_set_operator(cr, erasing ? CAIRO_OPERATOR_CLEAR : CAIRO_OPERATOR_OVER) }
+  }
+
   /// The ink as a 1-bit bitmap: a dot is black where the ink is at least half.
   func bitmap() -> Bitmap {
     cairo_surface_flush(surface)

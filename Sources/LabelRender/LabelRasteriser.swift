@@ -35,6 +35,38 @@ public struct LabelRasteriser: Sendable {
     return canvas.bitmap()
   }
 
+  /// The label in two inks for a red/black roll: black and red planes of `media × dpi`
+  /// dots each, never both at one dot. Elements are drawn in order, each in its colour on
+  /// its plane and erasing the other, so a later element covers an earlier one as on
+  /// paper. Two canvases: up to twice the one-colour budget while drawing.
+  public func renderPlanes(_ template: Template, data: [String: String], dpi: Int)
+    throws(LabelError) -> (black: Bitmap, red: Bitmap)
+  {
+    let black: Canvas
+    let red: Canvas
+    do {
+      let size = (
+        max(1, dots(template.media.widthMM, dpi)), max(1, dots(template.media.lengthMM, dpi))
+      )
+      black = try Canvas(width: size.0, height: size.1)
+      red = try Canvas(width: size.0, height: size.1)
+    } catch {
+      throw LabelError(field: "media", reason: error.message)
+    }
+    for (index, element) in template.elements.enumerated() {
+      let (ink, other) = element.color == .red ? (red, black) : (black, red)
+      let path = "elements[\(index)]"
+      try draw(element, data: data, dpi: dpi, on: ink, path: path)
+      ink.resetTransform()
+      other.erasing = true
+      try draw(element, data: data, dpi: dpi, on: other, path: path)
+      other.resetTransform()
+      other.erasing = false
+    }
+    let redPlane = red.bitmap()
+    return (black.bitmap().subtracting(redPlane), redPlane)
+  }
+
   /// An image element on its own, the size of its footprint (ZPL sends it as `^GFA`).
   public func render(_ image: ImageElement, dpi: Int, path: String) throws(LabelError) -> Bitmap {
     let local = (max(1, dots(image.width, dpi)), max(1, dots(image.height, dpi)))

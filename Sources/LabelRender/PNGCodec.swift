@@ -33,6 +33,33 @@ public enum PNGCodec {
       }
     }
     cairo_surface_mark_dirty(surface)
+    return try write(surface)
+  }
+
+  /// An RGB PNG of a red/black label: black where `black` has a dot, red (255, 0, 0)
+  /// where `red` has one, white elsewhere (the preview of a two-colour printer).
+  public static func encode(black: Bitmap, red: Bitmap) throws(ImageError) -> [UInt8] {
+    guard black.width > 0, black.height > 0 else { throw ImageError("an empty bitmap") }
+    try DrawingLibraries.requireDrawing()
+    let surface = cairo_image_surface_create(
+      CAIRO_FORMAT_RGB24, Int32(black.width), Int32(black.height))
+    defer { cairo_surface_destroy(surface) }
+    guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS,
+      let data = cairo_image_surface_get_data(surface)
+    else { throw ImageError("cannot allocate a \(black.width) x \(black.height) image") }
+    cairo_surface_flush(surface)
+    let stride = Int(cairo_image_surface_get_stride(surface))
+    for y in 0..<black.height {
+      let row = UnsafeMutableRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
+      for x in 0..<black.width {
+        row[x] = black[x, y] ? 0x000000 : red[x, y] ? 0xFF0000 : 0xFFFFFF
+      }
+    }
+    cairo_surface_mark_dirty(surface)
+    return try write(surface)
+  }
+
+  private static func write(_ surface: OpaquePointer?) throws(ImageError) -> [UInt8] {
     let sink = ByteSink()
     let status = cairo_surface_write_to_png_stream(
       surface,
@@ -62,6 +89,71 @@ public enum PNGCodec {
 
   /// The image's ink (255 = black) composited over white paper, one byte per pixel.
   public static func decodeInk(_ png: [UInt8]) throws(ImageError) -> InkImage {
+    try decodePixels(png) { (width, height, pixel) throws(ImageError) in
+      var ink = [UInt8](repeating: 0, count: width * height)
+      for y in 0..<height {
+        for x in 0..<width {
+          let (r, g, b) = try pixel(x, y)
+          let luminance = (r * 77 + g * 150 + b * 29) >> 8
+          ink[y * width + x] = UInt8(255 - min(255, luminance))
+        }
+      }
+      return InkImage(width: width, height: height, ink: ink)
+    }
+  }
+
+  /// The PNG as the two planes of a red/black label, one dot per pixel. Red is
+  /// brother_ql's rule for the QL-8xx (its `convert` with `red=True`, on Pillow's 0–255
+  /// HSV): hue below 40 or above 210, saturation above 100, value above 80, and ink of at
+  /// least 76 (its default threshold, 70%). Black is what a one-colour label prints (ink
+  /// at least half) where the pixel is not red; brother_ql is stricter there (value below
+  /// 80), so mid-greys it drops print black here, as on every other printer.
+  public static func decodeTwoColour(_ png: [UInt8]) throws(ImageError)
+    -> (black: Bitmap, red: Bitmap)
+  {
+    try decodePixels(png) { (width, height, pixel) throws(ImageError) in
+      var black = Bitmap(width: width, height: height)
+      var red = Bitmap(width: width, height: height)
+      for y in 0..<height {
+        for x in 0..<width {
+          let (r, g, b) = try pixel(x, y)
+          if isRed(r, g, b) {
+            red[x, y] = true
+          } else if 255 - min(255, (r * 77 + g * 150 + b * 29) >> 8) >= 128 {
+            black[x, y] = true
+          }
+        }
+      }
+      return (black, red)
+    }
+  }
+
+  /// brother_ql's red test, in Pillow's integer HSV and luma (`rgb2hsv`: h and s scaled to
+  /// 0–255 and truncated; L = (19595 R + 38470 G + 7471 B + 0x8000) >> 16).
+  static func isRed(_ r: Int, _ g: Int, _ b: Int) -> Bool {
+    let v = max(r, g, b)
+    let low = min(r, g, b)
+    guard v > 80, v != low else { return false }
+    let range = Double(v - low)
+    let s = Int(range / Double(v) * 255)
+    guard s > 100 else { return false }
+    let rc = Double(v - r) / range
+    let gc = Double(v - g) / range
+    let bc = Double(v - b) / range
+    var h = r == v ? bc - gc : g == v ? 2 + rc - bc : 4 + gc - rc
+    h = (h / 6 + 1).truncatingRemainder(dividingBy: 1)
+    let hue = Int(h * 255)
+    guard hue < 40 || hue > 210 else { return false }
+    let luma = (19595 * r + 38470 * g + 7471 * b + 0x8000) >> 16
+    return 255 - luma >= 76
+  }
+
+  /// Decodes `png` with cairo and hands `body` each pixel composited over white paper
+  /// (red, green, blue, 0–255).
+  private static func decodePixels<T>(
+    _ png: [UInt8],
+    _ body: (Int, Int, (Int, Int) throws(ImageError) -> (Int, Int, Int)) throws(ImageError) -> T
+  ) throws(ImageError) -> T {
     let (w, h) = try size(of: png)
     guard w > 0, h > 0, w <= maxSide, h <= maxSide, w * h <= maxPixels else {
       throw ImageError(
@@ -87,32 +179,27 @@ public enum PNGCodec {
     let height = Int(cairo_image_surface_get_height(surface))
     let stride = Int(cairo_image_surface_get_stride(surface))
     let format = cairo_image_surface_get_format(surface)
-    var ink = [UInt8](repeating: 0, count: width * height)
-    try ink.withUnsafeMutableBufferPointer { (out) throws(ImageError) in
-      for y in 0..<height {
-        let row = data + y * stride
-        switch format {
-        case CAIRO_FORMAT_ARGB32, CAIRO_FORMAT_RGB24:
-          let pixels = UnsafeRawPointer(row).assumingMemoryBound(to: UInt32.self)
-          let opaque = format == CAIRO_FORMAT_RGB24
-          for x in 0..<width {
-            let p = pixels[x]
-            // Premultiplied: over white, each channel gains the paper showing through.
-            let paper = opaque ? 0 : 255 - Int(p >> 24)
-            let r = Int((p >> 16) & 0xFF) + paper
-            let g = Int((p >> 8) & 0xFF) + paper
-            let b = Int(p & 0xFF) + paper
-            let luminance = (r * 77 + g * 150 + b * 29) >> 8
-            out[y * width + x] = UInt8(255 - min(255, luminance))
-          }
-        case CAIRO_FORMAT_A8:
-          for x in 0..<width { out[y * width + x] = row[x] }
-        default:
-          throw ImageError("the PNG decodes to an unsupported pixel format (\(format.rawValue))")
-        }
-      }
+    switch format {
+    case CAIRO_FORMAT_ARGB32, CAIRO_FORMAT_RGB24, CAIRO_FORMAT_A8: break
+    default:
+      throw ImageError("the PNG decodes to an unsupported pixel format (\(format.rawValue))")
     }
-    return InkImage(width: width, height: height, ink: ink)
+    let opaque = format == CAIRO_FORMAT_RGB24
+    let alphaOnly = format == CAIRO_FORMAT_A8
+    return try body(width, height) { (x, y) throws(ImageError) in
+      let row = data + y * stride
+      if alphaOnly {
+        let paper = 255 - Int(row[x])
+        return (paper, paper, paper)
+      }
+      let p = UnsafeRawPointer(row).assumingMemoryBound(to: UInt32.self)[x]
+      // Premultiplied: over white, each channel gains the paper showing through.
+      let paper = opaque ? 0 : 255 - Int(p >> 24)
+      return (
+        min(255, Int((p >> 16) & 0xFF) + paper), min(255, Int((p >> 8) & 0xFF) + paper),
+        min(255, Int(p & 0xFF) + paper)
+      )
+    }
   }
 
   /// The PNG as a 1-bit bitmap, one dot per pixel: black where the ink is at least half.

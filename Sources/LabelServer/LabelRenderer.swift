@@ -58,9 +58,16 @@ package struct LabelRenderer: Sendable {
     try resolve(template, data: data)
     switch format {
     case .png:
-      let bitmap = try preview(template, data: data, for: target)
+      let (bitmap, red) = try preview(template, data: data, for: target)
       let png: [UInt8]
-      do { png = try PNGCodec.encode(bitmap) } catch {
+      do throws(ImageError) {
+        // A red/black printer's preview is in its two inks; any other's is black.
+        if let red {
+          png = try PNGCodec.encode(black: bitmap, red: red)
+        } else {
+          png = try PNGCodec.encode(bitmap)
+        }
+      } catch {
         throw .internalError("cannot encode the preview: \(error.message)")
       }
       return RenderResult(
@@ -117,6 +124,16 @@ package struct LabelRenderer: Sendable {
         "the PNG is \(size.width) x \(size.height) pixels but \(printer.id)'s \(area); send an "
           + "image no larger, at one pixel per dot")
     }
+    // On a red/black roll the image's red pixels print red (brother_ql's rule).
+    if driver.printsRed(on: media) {
+      let planes: (black: Bitmap, red: Bitmap)
+      do { planes = try PNGCodec.decodeTwoColour(png) } catch {
+        throw .invalidParams(field: "document.data", reason: error.message)
+      }
+      return try unsupported { () throws(DriverError) in
+        try driver.encode(pages: [planes.black], red: [planes.red], media: media, dpi: dpi)
+      }
+    }
     let bitmap = try decode(png)
     return try unsupported { () throws(DriverError) in
       try driver.encode(pages: [bitmap], media: media, dpi: dpi)
@@ -146,9 +163,12 @@ package struct LabelRenderer: Sendable {
       }
     }
     let dpi = try rasterDPI(target, encoding: true)
-    let page = try printedArea(template, data: data, driver: driver, media: media, dpi: dpi).page
+    let area = try printedArea(template, data: data, driver: driver, media: media, dpi: dpi)
     return try unsupported { () throws(DriverError) in
-      try driver.encode(pages: [page], media: media, dpi: dpi)
+      if let red = area.redPage {
+        return try driver.encode(pages: [area.page], red: [red], media: media, dpi: dpi)
+      }
+      return try driver.encode(pages: [area.page], media: media, dpi: dpi)
     }
   }
 
@@ -204,43 +224,58 @@ package struct LabelRenderer: Sendable {
   /// The label as a picture: for a raster printer, exactly what it prints (with its
   /// unprintable margins white); for one that draws templates, the template drawn.
   private func preview(_ template: Template, data: [String: String], for target: Target)
-    throws(RPCError) -> Bitmap
+    throws(RPCError) -> (black: Bitmap, red: Bitmap?)
   {
     let (driver, media) = try driver(target, labelWidthMM: template.media.widthMM)
     if driver is any TemplateEncoding {
-      return try labelError { () throws(LabelError) in
-        try rasteriser.render(template, data: data, dpi: target.dpi)
-      }
+      return (
+        try labelError { () throws(LabelError) in
+          try rasteriser.render(template, data: data, dpi: target.dpi)
+        }, nil
+      )
     }
     let dpi = try rasterDPI(target, encoding: false)
-    return try printedArea(template, data: data, driver: driver, media: media, dpi: dpi).preview
+    let area = try printedArea(template, data: data, driver: driver, media: media, dpi: dpi)
+    return (area.preview, area.redPreview)
   }
 
   /// The template drawn at `dpi`, cut to the printable area (centred on the label): the
-  /// page a raster printer prints, and the full label with white margins.
+  /// page a raster printer prints, and the full label with white margins; on a red/black
+  /// roll each in two planes (black, red), on any other red elements drawn black.
   private func printedArea(
     _ template: Template, data: [String: String], driver: any LanguageDriver, media: Media,
     dpi: Int
-  ) throws(RPCError) -> (page: Bitmap, preview: Bitmap) {
+  ) throws(RPCError) -> (page: Bitmap, preview: Bitmap, redPage: Bitmap?, redPreview: Bitmap?) {
     let area = try unsupported { () throws(DriverError) in
       try driver.pageArea(media: media, dpi: dpi)
     }
-    let full = try labelError { () throws(LabelError) in
-      try rasteriser.render(template, data: data, dpi: dpi)
+    let planes: (black: Bitmap, red: Bitmap?) = try labelError {
+      () throws(LabelError) -> (black: Bitmap, red: Bitmap?) in
+      if driver.printsRed(on: media) {
+        let both = try rasteriser.renderPlanes(template, data: data, dpi: dpi)
+        return (both.black, both.red)
+      }
+      return (try rasteriser.render(template, data: data, dpi: dpi), nil)
     }
+    let full = planes.black
     let width = min(full.width, area.width ?? full.width)
     let x0 = (full.width - width) / 2
     let height = min(full.height, area.length ?? full.height)
     let y0 = (full.height - height) / 2
-    var page = Bitmap(width: width, height: height)
-    var preview = Bitmap(width: full.width, height: full.height)
-    for y in 0..<height {
-      for x in 0..<width where full[x0 + x, y0 + y] {
-        page[x, y] = true
-        preview[x0 + x, y0 + y] = true
+    func cut(_ plane: Bitmap) -> (page: Bitmap, preview: Bitmap) {
+      var page = Bitmap(width: width, height: height)
+      var preview = Bitmap(width: plane.width, height: plane.height)
+      for y in 0..<height {
+        for x in 0..<width where plane[x0 + x, y0 + y] {
+          page[x, y] = true
+          preview[x0 + x, y0 + y] = true
+        }
       }
+      return (page, preview)
     }
-    return (page, preview)
+    let black = cut(full)
+    let red = planes.red.map(cut)
+    return (black.page, black.preview, red?.page, red?.preview)
   }
 
   /// The driver for `target` (its printer's model, or the language's default) and the

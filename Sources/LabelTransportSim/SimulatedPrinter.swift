@@ -7,8 +7,9 @@ import Synchronization
 
 /// A `--simulate` specification: `NAME=LANGUAGE[,dpi=N][,width=MM][,length=MM]
 /// [,speed=LABELS_PER_MIN][,darkness=0-30 (TSPL: 0-15)][,finish=tear|cut|peel][,model=NAME]
-/// [,accepting=yes|no][,keep=N]`. Brother QL printers are 300 dpi; `model` names the Brother QL
-/// model whose raster they take (default QL-820NWB).
+/// [,media=ROLL][,accepting=yes|no][,keep=N]`. Brother QL printers are 300 dpi; `model` names
+/// the Brother QL model whose raster they take (default QL-820NWB); `media` names a roll
+/// (`62`, `29x90`, `62red`: the red/black DK-22251 a two-colour model prints red on).
 public struct SimulatedPrinterSpec: Sendable, Equatable {
   public var name: String
   public var language: PrinterLanguage
@@ -25,6 +26,8 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
   public var finish: String?
   /// The Brother QL model simulated (its raster geometry); nil: QL-820NWB.
   public var model: String?
+  /// The roll prints red as well as black (`media=62red`).
+  public var redBlack = false
   /// Output files kept: those of the newest `keep` jobs (older ones are deleted as new
   /// ones are written), so a demo printer left running for months does not fill the disk.
   public var keep = 1000
@@ -92,6 +95,15 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
               : "\(name): unknown \(profile.displayName) model \"\(value)\" (one of \(known))")
         }
         spec.model = model
+      case "media":
+        guard let media = language.profile.namedMedia(value) else {
+          throw SpecError(
+            "\(name): media=\(value) is not a \(language.profile.displayName) roll "
+              + "(Brother QL rolls: 62, 29x90, 62red, …; other languages take width= and length=)")
+        }
+        spec.widthMM = media.widthMM
+        spec.lengthMM = media.lengthMM
+        spec.redBlack = media.printsRed
       case "width": spec.widthMM = try number(5...300)
       case "length": spec.lengthMM = try number(0...2000)
       case "speed": spec.speed = try number(0...10_000)
@@ -113,8 +125,19 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
         spec.accepting = b
       default:
         throw SpecError(
-          "\(name): unknown option \"\(key)\" (dpi, width, length, speed, darkness, finish, model, accepting, keep)"
+          "\(name): unknown option \"\(key)\" (dpi, width, length, media, speed, darkness, finish, model, accepting, keep)"
         )
+      }
+    }
+    if spec.redBlack {
+      // Only a two-colour model prints on a red/black roll.
+      let settings = LabelSettings(model: spec.model)
+      let driver = try? DriverTable.driver(for: language, settings: settings)
+      let media = Media(widthMM: spec.widthMM, lengthMM: spec.lengthMM, redBlack: true)
+      guard let driver, driver.printsRed(on: media) else {
+        throw SpecError(
+          "\(name): \(spec.model ?? language.profile.defaultModel) cannot print red/black rolls "
+            + "(the QL-800, QL-810W and QL-820NWB can)")
       }
     }
     return spec
@@ -147,7 +170,7 @@ package final class SimulatedPrinter: PrinterTransport, FaultInjecting {
       language: spec.language, dpi: spec.dpi,
       media: Media(
         widthMM: spec.widthMM, lengthMM: spec.lengthMM,
-        kind: spec.lengthMM == 0 ? "continuous" : "labels"),
+        kind: spec.lengthMM == 0 ? "continuous" : "labels", redBlack: spec.redBlack ? true : nil),
       uri: "sim:\(spec.name)", accepting: spec.accepting)
   }
 

@@ -18,6 +18,9 @@ public struct USBSettings: Sendable, Equatable {
   public var idlePoll: Duration = .seconds(30)
   /// Rescans of the bus when libusb has no hotplug (and as a safety net when it does).
   public var rescan: Duration = .seconds(5)
+  /// Printers (ids) with a red/black roll in, which their status cannot tell
+  /// (`--red-black-roll`): their 62 mm continuous roll is shown as `redBlack`.
+  public var redBlackRolls: Set<String> = []
   public init() {}
 }
 

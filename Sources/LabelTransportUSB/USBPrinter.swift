@@ -388,7 +388,12 @@ package final class USBPrinter: PrinterTransport {
     if changed { await sink?.update(faults: nil) }
   }
 
-  private func noteMedia(_ media: Media?) async {
+  private func noteMedia(_ reported: Media?) async {
+    // A red/black roll reports as the black 62 mm one: configuration says which it is.
+    var media = reported
+    if settings.redBlackRolls.contains(id), let m = media, m.widthMM == 62, m.lengthMM == 0 {
+      media?.redBlack = true
+    }
     let changed = state.withLock { s in
       defer { s.media = media }
       return s.media != media

@@ -95,6 +95,13 @@ struct Options {
       help: "How long a USB printer has to answer a status request (default 2000); every "
         + "USB wait is bounded."),
     OptionSpec(
+      "--red-black-roll", value: "PRINTER", repeatable: true,
+      help: "USB Brother QL printer PRINTER (usb:04f9:209d:SERIAL, as `labelctl devices` shows "
+        + "it) has a red/black DK-22251 roll in (repeatable). Its status reports the roll as "
+        + "62 mm like a black one, so labeld cannot see the difference; with this its labels "
+        + "print in two colours (elements with \"color\": \"red\" in red) while a 62 mm "
+        + "continuous roll is loaded. Only the QL-800, QL-810W and QL-820NWB print red."),
+    OptionSpec(
       "--log-level", value: "LEVEL",
       help: "error, warning, notice, info (default) or debug."),
     OptionSpec(
@@ -271,6 +278,12 @@ struct Options {
         }
         config.usb.enabled = on
       case "--usb-timeout-ms": config.usb.timeouts.statusMS = UInt32(try integer(50...600_000))
+      case "--red-black-roll":
+        guard value.hasPrefix("usb:"), value.split(separator: ":").count >= 3 else {
+          throw SpecError(
+            "--red-black-roll must name a USB printer (usb:VVVV:PPPP:SERIAL), got \"\(value)\"")
+        }
+        config.usb.redBlackRolls.insert(value)
       case "--interrupted-jobs":
         guard let policy = InterruptedJobPolicy(rawValue: value) else {
           throw SpecError("--interrupted-jobs must be resend or abort")
@@ -357,6 +370,7 @@ struct Options {
     for (queue, language) in c.cupsLanguages.sorted(by: { $0.key < $1.key }) {
       lines.append("cups-language = \(queue)=\(language.rawValue)")
     }
+    for printer in c.usb.redBlackRolls.sorted() { lines.append("red-black-roll = \(printer)") }
     lines += [
       "OK"
     ]

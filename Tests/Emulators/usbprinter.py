@@ -13,7 +13,8 @@ Printers:
           DIR/SERIAL/page-N.pbm (un-mirrored, the printable area of the loaded roll) and
           keeps each job's bytes as DIR/SERIAL/job-N.ql; answers ESC i S with the 32-byte
           status, reports phase changes and "printing completed" per page, and an error
-          status when a page cannot print.
+          status when a page cannot print. Two-colour jobs (ESC i K bit 0, w lines) print
+          their red plane as DIR/SERIAL/page-N-red.pbm; roll 62red takes only those.
   zebra   Zebra ZD420 (0a5f:0120): answers ~HS and ~HQES; each ^XA..^XZ label is
           DIR/SERIAL/label-N.zpl once printed (labels wait in its buffer while it has a fault).
   epl2    Zebra LP 2844 (0a5f:0009): parses EPL2 (N, q, Q, GW, P p1[,p2]), answers ^ee with
@@ -88,6 +89,8 @@ URB_CONTROL, URB_BULK = 2, 3
 # printable width dots, left margin dots, printable length dots). brother_ql's label table.
 ROLLS = {
     "62": (0x0A, 62, 0, 696, 12, 0),
+    # DK-22251 red/black: reports as 62 mm continuous; takes two-colour jobs only.
+    "62red": (0x0A, 62, 0, 696, 12, 0),
     "29": (0x0A, 29, 0, 306, 6, 0),
     "62x29": (0x0B, 62, 29, 696, 12, 271),
     "29x90": (0x0B, 29, 90, 306, 6, 991),
@@ -464,8 +467,10 @@ class BrotherQL(Printer):
                     (lines,) = struct.unpack("<I", args[4:8])
                     self.page = {
                         "kind": args[1], "width": args[2], "length": args[3],
-                        "lines": lines, "rows": [],
+                        "lines": lines, "rows": [], "red": [], "two": False,
                     }
+                elif cmd == 0x4B and self.page is not None:
+                    self.page["two"] = bool(args[0] & 0x01)
             elif c == 0x4D:  # M n
                 need = 2
                 if i + need > n:
@@ -481,6 +486,16 @@ class BrotherQL(Printer):
                 row = packbits_decode(data) if self.compressed else data
                 if self.page is not None and row is not None:
                     self.page["rows"].append(row)
+            elif c == 0x77:  # w PLANE n data: two-colour line, 01 black then 02 red
+                if i + 3 > n:
+                    break
+                need = 3 + b[i + 2]
+                if i + need > n:
+                    break
+                data = bytes(b[i + 3 : i + need])
+                row = packbits_decode(data) if self.compressed else data
+                if self.page is not None and row is not None:
+                    self.page["rows" if b[i + 1] == 1 else "red"].append(row)
             elif c == 0x5A:  # Z
                 if self.page is not None:
                     self.page["rows"].append(bytes(self.bytes_per_line))
@@ -513,8 +528,11 @@ class BrotherQL(Printer):
             event("%s fault %s" % (self.serial, fault))
         e1, e2 = self.errors()
         roll = ROLLS.get(self.roll) if self.roll else None
+        # A red/black roll takes two-colour jobs only, and a black roll none (Brother
+        # reports "replace media", error information 2 bit 0).
         mismatch = roll is not None and (
             page["kind"] != roll[0] or page["width"] != roll[1] or page["length"] != roll[2]
+            or page["two"] != (self.roll == "62red")
         )
         if e1 or e2 or mismatch or len(page["rows"]) != page["lines"]:
             extra = (0, 0x01) if mismatch else (0, 0)
@@ -560,9 +578,12 @@ class BrotherQL(Printer):
                     out |= 1 << (width - 1 - x)
             pad = (8 - width % 8) % 8
             rows.append((out << pad).to_bytes((width + pad) // 8, "big"))
-        with open(os.path.join(self.dir, "page-%d.pbm" % number), "wb") as f:
+        name = "page-%d%s.pbm" % (number, page.get("suffix", ""))
+        with open(os.path.join(self.dir, name), "wb") as f:
             f.write(b"P4\n%d %d\n" % (width, len(rows)))
             f.write(b"".join(rows))
+        if page["two"]:
+            self.write_pbm(number, dict(page, rows=page["red"], two=False, suffix="-red"), roll)
 
     def command(self, words):
         w = words[0]

@@ -44,8 +44,10 @@ struct BrotherQLDecoderTests {
     #expect(code(job) == .lineCountMismatch)
   }
 
+  // (`w`, 0x77, is the two-colour line: outside two-colour mode it is malformed, see
+  // BrotherQLTwoColourTests; `x` is no command.)
   @Test(arguments: [
-    [0x99] as [UInt8], [0x1B, 0x58], [0x1B, 0x69, 0x58], [0x77, 0x01, 0x00],
+    [0x99] as [UInt8], [0x1B, 0x58], [0x1B, 0x69, 0x58], [0x78, 0x01, 0x00],
   ])
   func unknownCommand_throws(command: [UInt8]) throws {
     var job = try sampleJob()

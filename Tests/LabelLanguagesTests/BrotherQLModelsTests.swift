@@ -26,11 +26,14 @@ struct BrotherQLModelsTests {
     #expect(m.hasCutter == (m.name != "QL-500"))
   }
 
-  /// Every roll fits every head it claims to, and only wide heads take wide rolls.
+  /// Every roll fits every head it claims to, only wide heads take wide rolls, and only
+  /// two-colour models the red/black roll.
   @Test(arguments: BrotherQLMedia.all)
   func media_fitsTheHeadsItShould(m: BrotherQLMedia) {
     for model in BrotherQLModel.all {
-      #expect(m.fits(model) == (model.isWide || !m.needsWideHead), "\(m) on \(model)")
+      #expect(
+        m.fits(model) == ((model.isWide || !m.needsWideHead) && (!m.redBlack || model.twoColor)),
+        "\(m) on \(model)")
     }
     #expect(m.printableWidth > 0 && (m.kind == .continuous) == (m.lengthMM == 0))
     #expect((m.kind == .continuous) == (m.printableLength == 0))

@@ -71,8 +71,91 @@ struct BrotherQLPeerTests {
   }
 }
 
+/// brother_ql's red/black conversion (`red=True`, label "62red") of an RGB image whose
+/// black and red come from two planes: black (0, 0, 0) and three reds it takes as red
+/// ((255, 0, 0), (180, 0, 0), orange (255, 128, 0)); its job decodes to the same two
+/// planes as ours, with the same print information and two-colour mode.
+@Suite(.enabled(if: QLPeer.python != nil, "brother-ql-next not installed: run `make peers`"))
+struct BrotherQLRedPeerTests {
+  @Test(arguments: [("QL-820NWB", true), ("QL-800", false)])
+  func sameRedImage_samePlanesAsBrotherQL(model name: String, compress: Bool) throws {
+    let model = try #require(BrotherQLModel.named(name))
+    let roll = try #require(BrotherQLMedia.named("62red"))
+    var black = BrotherQLPeerTests.randomBitmap(width: 696, height: 240)
+    var red = Bitmap(width: 696, height: 240)
+    for i in 0..<25 { red.fill(x: (i * 53) % 640, y: (i * 31) % 220, width: 50, height: 18) }
+    black = black.subtracting(red)
+    let ours = try BrotherQLEncoder(
+      BrotherQLOptions(model: model, media: roll, compression: compress)
+    )
+    .encode([black], red: [red])
+    let theirs = try QLPeer.convertRed(model: name, black: black, red: red, compress: compress)
+    let decoder = BrotherQLRasterDecoder(model: model)
+    let p = try #require(try decoder.decode(ours).pages.first)
+    let q = try #require(try decoder.decode(theirs).pages.first)
+    #expect(p.twoColour && q.twoColour)
+    #expect(q.bitmap(media: roll, model: model) == black, "theirs: black plane")
+    #expect(q.bitmap(media: roll, model: model, red: true) == red, "theirs: red plane")
+    #expect(p.bitmap(media: roll, model: model) == black)
+    #expect(p.bitmap(media: roll, model: model, red: true) == red)
+    #expect(p.printInformation == q.printInformation && p.compressed == q.compressed)
+    #expect(p.feedMargin == q.feedMargin && p.expandedMode == q.expandedMode)
+  }
+}
+
 /// Runs brother_ql's converter in a Python process.
 enum QLPeer {
+  /// brother_ql's `convert` with `red=True` on label 62red, of the RGB image `black` and
+  /// `red` make (reds varying with x, all red by its rule).
+  static func convertRed(model: String, black: Bitmap, red: Bitmap, compress: Bool) throws
+    -> [UInt8]
+  {
+    let script = """
+      import sys, json
+      from PIL import Image
+      from brother_ql.raster import BrotherQLRaster
+      from brother_ql.conversion import convert
+      job = json.load(sys.stdin)
+      w, h, bpr = job["width"], job["height"], job["bytesPerRow"]
+      k, r = bytes.fromhex(job["black"]), bytes.fromhex(job["red"])
+      reds = [(255, 0, 0), (180, 0, 0), (255, 128, 0)]
+      img = Image.new("RGB", (w, h), (255, 255, 255))
+      px = img.load()
+      for y in range(h):
+          for x in range(w):
+              bit = 0x80 >> (x % 8)
+              if k[y * bpr + x // 8] & bit:
+                  px[x, y] = (0, 0, 0)
+              elif r[y * bpr + x // 8] & bit:
+                  px[x, y] = reds[x % 3]
+      qlr = BrotherQLRaster(job["model"])
+      out = convert(qlr=qlr, images=[img], label="62red", rotate="0", threshold=70.0,
+                    dither=False, compress=job["compress"], red=True, dpi_600=False, hq=True, cut=True)
+      sys.stdout.write(out.hex())
+      """
+    let hex = { (b: Bitmap) in b.bytes.map { String(format: "%02x", $0) }.joined() }
+    let job: [String: JSONValue] = [
+      "model": .string(model), "width": .int(black.width), "height": .int(black.height),
+      "bytesPerRow": .int(black.bytesPerRow), "black": .string(hex(black)),
+      "red": .string(hex(red)), "compress": .bool(compress),
+    ]
+    return Self.bytes(
+      String(
+        decoding: try PeerPython.run(
+          python!, script, input: Data(JSONValue.object(job).serialized())),
+        as: UTF8.self))
+  }
+
+  static func bytes(_ hex: String) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var i = hex.startIndex
+    while i < hex.endIndex, let j = hex.index(i, offsetBy: 2, limitedBy: hex.endIndex) {
+      bytes.append(UInt8(hex[i..<j], radix: 16) ?? 0)
+      i = j
+    }
+    return bytes
+  }
+
   static let python = PeerPython.interpreter("ql")
 
   static func convert(model: String, label: String, bitmap: Bitmap, compress: Bool) throws
