@@ -28,7 +28,8 @@ struct PrintCommand: ParsableCommand {
         OptionSpec(
           "--file", value: "PATH",
           help: "Print the bytes of PATH ('-' reads stdin), in the printer's own language "
-            + "(ZPL, Brother QL raster) or as PNG, see --format."),
+            + "(ZPL, Brother QL raster, TSPL, EPL2, DYMO LabelWriter) or as PNG, see --format. "
+            + "On a printer with a red/black roll, red pixels of a PNG print red."),
         OptionSpec(
           "--format", value: "FORMAT",
           help: "What --file holds: native (default) or png."),

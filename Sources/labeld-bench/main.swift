@@ -83,6 +83,9 @@ let sections: [Section] = [
   Section(name: "tspl", title: "TSPL, EPL2 and DYMO LabelWriter encoding", timeout: 120) {
     emitTable(tsplEncoding() + epl2Encoding() + dymoLWEncoding() + dymoLW5Encoding())
   },
+  Section(name: "peers", title: "The same labels through LPrint", timeout: 400) {
+    try peerSection()
+  },
   Section(name: "render", title: "Rendering", timeout: 180) { emitTable(rendering()) },
   Section(name: "usb", title: "USB (emulated QL-820NWB)", timeout: 300) {
     emitTable(usbThroughput(labeld: config.labeld))

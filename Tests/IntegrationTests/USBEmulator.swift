@@ -97,8 +97,9 @@ final class USBEmulator: @unchecked Sendable {
 
   /// Page `n` as an emulated printer printed it (a P4 PBM: the Brother's `page-N` is the
   /// roll's printable area, the TSPL printer's `label-N` its image buffer).
-  func page(_ serial: String, _ n: Int, prefix: String = "page-") -> Bitmap? {
-    guard let data = file(serial, "\(prefix)\(n).pbm") else { return nil }
+  /// `suffix` "-red": a two-colour Brother page's red plane.
+  func page(_ serial: String, _ n: Int, prefix: String = "page-", suffix: String = "") -> Bitmap? {
+    guard let data = file(serial, "\(prefix)\(n)\(suffix).pbm") else { return nil }
     // "P4\n<w> <h>\n" then rows.
     var newlines = 0
     var start = 0

@@ -1,0 +1,118 @@
+import Foundation
+import LabelClient
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+
+/// The same labels through LPrint's path and labeld's, side by side (issue #15): a PNG
+/// submitted COUNT times, one client process per label (`lprint submit`, `labelctl print
+/// --wait`), timed from the first submit to the last label written (LPrint's `file://`
+/// device, labeld's simulated printer). Both decode the PNG, encode it and write it out;
+/// LPrint also dithers. Where LPrint has the driver: EPL2 and DYMO LabelWriter 4xx.
+@MainActor func peerSection() throws {
+  let labelctl = URL(fileURLWithPath: config.labeld).deletingLastPathComponent()
+    .appendingPathComponent("labelctl").path
+  guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/lprint"),
+    FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")
+  else {
+    emit("LPrint not run: it needs root, /usr/bin/lprint (make deps) and unshare.")
+    return
+  }
+  guard FileManager.default.isExecutableFile(atPath: labelctl) else {
+    emit("labelctl not found next to \(config.labeld)")
+    return
+  }
+  let home = config.work.appendingPathComponent("peers")
+  try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+  let count = 20
+  // A 4 x 6 in label at 203 dpi and a 2.25 x 1.25 in label at 300 dpi (the head's 672
+  // dots), 8-bit grey with the printer's dpi in pHYs: LPrint draws it one pixel a dot.
+  let cases = [
+    (
+      name: "EPL2 4 x 6 in, 203 dpi", driver: "epl2_4inch-203dpi-dt", sim: "ep=epl2",
+      printer: "sim:ep", width: 812, height: 1218, dpi: 203
+    ),
+    (
+      name: "DYMO LW 450 2.25 x 1.25 in, 300 dpi", driver: "dymo_lw-450",
+      sim: "lw=dymo-lw,width=57.15,length=31.75", printer: "sim:lw", width: 672, height: 375,
+      dpi: 300
+    ),
+  ]
+  let (daemon, sock) = try startDaemon(
+    home, ["--no-usb", "--no-cups"] + cases.flatMap { ["--simulate", $0.sim] })
+  defer { stopDaemon(daemon) }
+  var rows = ""
+  for c in cases {
+    let png = home.appendingPathComponent("\(c.printer.dropFirst(4)).png").path
+    try greyPNG(width: c.width, height: c.height, dpi: c.dpi, to: png)
+    progress("\(c.name): LPrint, \(count) labels")
+    let theirs = run(
+      "/bin/sh",
+      [URL(fileURLWithPath: "scripts/lprint-bench.sh").path, c.driver, png, String(count)])
+    progress("\(c.name): labeld, \(count) labels")
+    let t0 = now()
+    var failed = 0
+    for _ in 0..<count {
+      if run(
+        labelctl,
+        ["--socket", sock, "print", c.printer, "--file", png, "--format", "png", "--wait"]) == nil
+      {
+        failed += 1
+      }
+    }
+    let oursMS = Double(now() - t0) / 1e6 / Double(count)
+    let theirsMS = theirs.flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }.map
+    { $0 / 1000 }
+    rows += String(format: "| %@: labeld per label, PNG to printed (ms) | %.1f |\n", c.name, oursMS)
+    rows +=
+      theirsMS.map {
+        String(format: "| %@: LPrint per label, the same path (ms) | %.1f |\n", c.name, $0)
+      }
+      ?? "| \(c.name): LPrint | failed |\n"
+    if failed > 0 { rows += "| \(c.name): labeld jobs that failed | \(failed) |\n" }
+  }
+  emitTable(rows)
+}
+
+/// Runs `path` with `arguments` (at most 120 s); its stdout, or nil when it failed.
+private func run(_ path: String, _ arguments: [String]) -> String? {
+  let p = Process()
+  p.executableURL = URL(fileURLWithPath: path)
+  p.arguments = arguments
+  let out = Pipe()
+  p.standardOutput = out
+  p.standardError = FileHandle.nullDevice
+  do { try p.run() } catch { return nil }
+  let killer = DispatchWorkItem { if p.isRunning { p.terminate() } }
+  DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: killer)
+  let data = out.fileHandleForReading.readDataToEndOfFile()
+  p.waitUntilExit()
+  killer.cancel()
+  return p.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+}
+
+/// An 8-bit grey PNG with boxes, `dpi` in its pHYs chunk.
+private func greyPNG(width: Int, height: Int, dpi: Int, to path: String) throws {
+  let script = """
+    import struct, sys, zlib
+    w, h, dpi = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    rows = []
+    for y in range(h):
+        r = bytearray([255]) * w
+        for i in range(30):
+            x0, y0 = (i * 37) % (w - 80), (i * 53) % (h - 40)
+            if y0 <= y < y0 + 40:
+                r[x0:x0 + 70] = bytes(70)
+        rows.append(b"\\0" + bytes(r))
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+    ppm = round(dpi / 0.0254)
+    png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+    png += chunk(b"pHYs", struct.pack(">IIB", ppm, ppm, 1)) + chunk(b"IDAT", zlib.compress(b"".join(rows)))
+    open(sys.argv[4], "wb").write(png + chunk(b"IEND", b""))
+    """
+  guard
+    run("/usr/bin/python3", ["-c", script, String(width), String(height), String(dpi), path]) != nil
+  else { throw BenchError.failed("cannot write \(path)") }
+}
