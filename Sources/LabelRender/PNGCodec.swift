@@ -89,16 +89,12 @@ public enum PNGCodec {
 
   /// The image's ink (255 = black) composited over white paper, one byte per pixel.
   public static func decodeInk(_ png: [UInt8]) throws(ImageError) -> InkImage {
-    try decodePixels(png) { (width, height, pixel) throws(ImageError) in
-      var ink = [UInt8](repeating: 0, count: width * height)
-      for y in 0..<height {
-        for x in 0..<width {
-          let (r, g, b) = try pixel(x, y)
-          let luminance = (r * 77 + g * 150 + b * 29) >> 8
-          ink[y * width + x] = UInt8(255 - min(255, luminance))
-        }
+    try decodePixels(png) { pixels in
+      var ink = [UInt8](repeating: 0, count: pixels.width * pixels.height)
+      for y in 0..<pixels.height {
+        for x in 0..<pixels.width { ink[y * pixels.width + x] = pixels.ink(x, y) }
       }
-      return InkImage(width: width, height: height, ink: ink)
+      return InkImage(width: pixels.width, height: pixels.height, ink: ink)
     }
   }
 
@@ -111,15 +107,15 @@ public enum PNGCodec {
   public static func decodeTwoColour(_ png: [UInt8]) throws(ImageError)
     -> (black: Bitmap, red: Bitmap)
   {
-    try decodePixels(png) { (width, height, pixel) throws(ImageError) in
-      var black = Bitmap(width: width, height: height)
-      var red = Bitmap(width: width, height: height)
-      for y in 0..<height {
-        for x in 0..<width {
-          let (r, g, b) = try pixel(x, y)
+    try decodePixels(png) { pixels in
+      var black = Bitmap(width: pixels.width, height: pixels.height)
+      var red = Bitmap(width: pixels.width, height: pixels.height)
+      for y in 0..<pixels.height {
+        for x in 0..<pixels.width {
+          let (r, g, b) = pixels.rgb(x, y)
           if isRed(r, g, b) {
             red[x, y] = true
-          } else if 255 - min(255, (r * 77 + g * 150 + b * 29) >> 8) >= 128 {
+          } else if PixelReader.ink(r, g, b) >= 128 {
             black[x, y] = true
           }
         }
@@ -148,12 +144,10 @@ public enum PNGCodec {
     return 255 - luma >= 76
   }
 
-  /// Decodes `png` with cairo and hands `body` each pixel composited over white paper
-  /// (red, green, blue, 0–255).
-  private static func decodePixels<T>(
-    _ png: [UInt8],
-    _ body: (Int, Int, (Int, Int) throws(ImageError) -> (Int, Int, Int)) throws(ImageError) -> T
-  ) throws(ImageError) -> T {
+  /// Decodes `png` with cairo and hands `body` its pixels, composited over white paper.
+  private static func decodePixels<T>(_ png: [UInt8], _ body: (PixelReader) -> T)
+    throws(ImageError) -> T
+  {
     let (w, h) = try size(of: png)
     guard w > 0, h > 0, w <= maxSide, h <= maxSide, w * h <= maxPixels else {
       throw ImageError(
@@ -175,36 +169,34 @@ public enum PNGCodec {
       throw ImageError(
         "the PNG cannot be decoded: \(String(cString: cairo_status_to_string(status)))")
     }
-    let width = Int(cairo_image_surface_get_width(surface))
-    let height = Int(cairo_image_surface_get_height(surface))
-    let stride = Int(cairo_image_surface_get_stride(surface))
     let format = cairo_image_surface_get_format(surface)
+    let kind: PixelReader.Kind
     switch format {
-    case CAIRO_FORMAT_ARGB32, CAIRO_FORMAT_RGB24, CAIRO_FORMAT_A8: break
+    case CAIRO_FORMAT_ARGB32: kind = .argb
+    case CAIRO_FORMAT_RGB24: kind = .rgb
+    case CAIRO_FORMAT_A8: kind = .alpha
     default:
       throw ImageError("the PNG decodes to an unsupported pixel format (\(format.rawValue))")
     }
-    let opaque = format == CAIRO_FORMAT_RGB24
-    let alphaOnly = format == CAIRO_FORMAT_A8
-    return try body(width, height) { (x, y) throws(ImageError) in
-      let row = data + y * stride
-      if alphaOnly {
-        let paper = 255 - Int(row[x])
-        return (paper, paper, paper)
-      }
-      let p = UnsafeRawPointer(row).assumingMemoryBound(to: UInt32.self)[x]
-      // Premultiplied: over white, each channel gains the paper showing through.
-      let paper = opaque ? 0 : 255 - Int(p >> 24)
-      return (
-        min(255, Int((p >> 16) & 0xFF) + paper), min(255, Int((p >> 8) & 0xFF) + paper),
-        min(255, Int(p & 0xFF) + paper)
-      )
-    }
+    return body(
+      PixelReader(
+        data: data, width: Int(cairo_image_surface_get_width(surface)),
+        height: Int(cairo_image_surface_get_height(surface)),
+        stride: Int(cairo_image_surface_get_stride(surface)), kind: kind))
   }
 
   /// The PNG as a 1-bit bitmap, one dot per pixel: black where the ink is at least half.
   public static func decodeBitmap(_ png: [UInt8]) throws(ImageError) -> Bitmap {
-    try decodeInk(png).thresholded()
+    try decodePixels(png) { pixels in
+      let bytesPerRow = (pixels.width + 7) / 8
+      var bytes = [UInt8](repeating: 0, count: bytesPerRow * pixels.height)
+      for y in 0..<pixels.height {
+        for x in 0..<pixels.width where pixels.ink(x, y) >= 128 {
+          bytes[y * bytesPerRow + (x >> 3)] |= 0x80 >> UInt8(x & 7)
+        }
+      }
+      return Bitmap(width: pixels.width, height: pixels.height, bytes: bytes)
+    }
   }
 
   private static let isLittleEndian = 1.littleEndian == 1
@@ -212,6 +204,43 @@ public enum PNGCodec {
     var r: UInt8 = 0
     for i in 0..<8 where b & (1 << i) != 0 { r |= 0x80 >> UInt8(i) }
     return r
+  }
+}
+
+/// The pixels of a decoded cairo image surface, each composited over white paper.
+struct PixelReader {
+  enum Kind { case argb, rgb, alpha }
+  let data: UnsafeMutablePointer<UInt8>
+  let width: Int
+  let height: Int
+  let stride: Int
+  let kind: Kind
+
+  /// Red, green and blue, 0–255, over white.
+  @inline(__always) func rgb(_ x: Int, _ y: Int) -> (Int, Int, Int) {
+    let row = data + y * stride
+    if kind == .alpha {
+      let paper = 255 - Int(row[x])
+      return (paper, paper, paper)
+    }
+    let p = UnsafeRawPointer(row).assumingMemoryBound(to: UInt32.self)[x]
+    // Premultiplied: over white, each channel gains the paper showing through.
+    let paper = kind == .rgb ? 0 : 255 - Int(p >> 24)
+    return (
+      min(255, Int((p >> 16) & 0xFF) + paper), min(255, Int((p >> 8) & 0xFF) + paper),
+      min(255, Int(p & 0xFF) + paper)
+    )
+  }
+
+  /// Ink 0 (paper) … 255 (black) from luminance.
+  @inline(__always) static func ink(_ r: Int, _ g: Int, _ b: Int) -> UInt8 {
+    UInt8(255 - min(255, (r * 77 + g * 150 + b * 29) >> 8))
+  }
+
+  @inline(__always) func ink(_ x: Int, _ y: Int) -> UInt8 {
+    if kind == .alpha { return data[y * stride + x] }
+    let (r, g, b) = rgb(x, y)
+    return Self.ink(r, g, b)
   }
 }
 
