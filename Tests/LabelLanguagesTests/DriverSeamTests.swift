@@ -1,3 +1,4 @@
+import Foundation
 import LabelCore
 import Testing
 
@@ -142,5 +143,30 @@ import Testing
     #expect(
       DriverTable.match(
         vendorID: 0x1234, productID: 1, deviceID: DeviceID("MFG:Acme;CMD:PT-CBP;MDL:XY;")) == nil)
+  }
+
+  /// docs/protocol.md's "Printer models" table names every row of the driver table, in its
+  /// language's line, and every language has a line.
+  @Test func protocolDoc_listsEveryModelRow() throws {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("docs/protocol.md")
+    let doc = try String(contentsOf: url, encoding: .utf8)
+    let lines = doc.split(separator: "\n")
+    for language in PrinterLanguage.allCases {
+      let line = try #require(
+        lines.first { $0.hasPrefix("| `\(language.rawValue)` |") },
+        "no line for \(language.rawValue) in docs/protocol.md's Printer models")
+      let rows =
+        DriverTable.models + [
+          DriverTable.genericZPL, DriverTable.genericTSPL, DriverTable.genericEPL2,
+        ]
+      for row in rows where row.language == language {
+        let short = row.name.replacing("DYMO LabelWriter ", with: "").replacing("Zebra ", with: "")
+        #expect(
+          line.contains(short),
+          "\(row.name) is missing from docs/protocol.md's \(language.rawValue) line")
+      }
+    }
   }
 }
