@@ -67,6 +67,9 @@ let package = Package(
     .target(
       name: "LabelTransportUSB",
       dependencies: ["LabelCore", "LabelScheduler", "LabelLanguages", "LabelUSB", "LabelLog"]),
+    .target(
+      name: "LabelTransportNet",
+      dependencies: ["LabelCore", "LabelScheduler", "LabelLanguages", "LabelPOSIX", "LabelLog"]),
     // The socket: connections, the dispatcher, the methods, access policy, rendering.
     .target(
       name: "LabelServer",
@@ -79,7 +82,8 @@ let package = Package(
       name: "LabelDaemon",
       dependencies: [
         "LabelCore", "LabelPOSIX", "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler",
-        "LabelTransportSim", "LabelTransportCUPS", "LabelTransportUSB", "LabelServer",
+        "LabelTransportSim", "LabelTransportCUPS", "LabelTransportUSB", "LabelTransportNet",
+        "LabelServer",
       ]),
     // The test kit: a fake transport, a store in memory and the daemon's parts wired for
     // unit tests of the queue and the dispatcher.
@@ -100,7 +104,7 @@ let package = Package(
       name: "labeld",
       dependencies: [
         "LabelDaemon", "LabelCore", "LabelPOSIX", "LabelLog", "LabelScheduler",
-        "LabelTransportSim", "LabelCommandLine",
+        "LabelTransportSim", "LabelTransportNet", "LabelCommandLine",
       ]),
     .executableTarget(
       name: "labelctl",
@@ -127,7 +131,8 @@ let package = Package(
         "LabelDaemon", "LabelCore", "LabelSQLite", "LabelLanguages", "LabelUSB", "LabelCUPS",
         "LabelLog", "LabelPOSIX", "LabelEvents", "LabelStore", "LabelScheduler",
         "LabelTransportSim",
-        "LabelTransportCUPS", "LabelTransportUSB", "LabelServer", "LabelTestKit",
+        "LabelTransportCUPS", "LabelTransportUSB", "LabelTransportNet", "LabelServer",
+        "LabelTestKit",
       ]),
     .testTarget(
       name: "IntegrationTests",

@@ -1,6 +1,8 @@
 /// How the daemon reaches a printer; part of the printer's id.
 public enum TransportKind: String, Codable, Sendable {
   case usb, cups, sim
+  /// A network printer on a raw TCP port (labeld addition).
+  case net
 }
 
 /// The page-description language a printer speaks.

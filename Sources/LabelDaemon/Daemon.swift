@@ -7,6 +7,7 @@ import LabelScheduler
 import LabelServer
 import LabelStore
 import LabelTransportCUPS
+import LabelTransportNet
 import LabelTransportSim
 import LabelTransportUSB
 import Synchronization
@@ -43,6 +44,8 @@ public struct DaemonConfig: Sendable, Equatable {
   public var socketMode: mode_t = 0o660
   /// USB printers: on by default, quietly off where there is no USB bus.
   public var usb = USBSettings()
+  /// Network printers: only those configured (`--printer`, `printer =`).
+  public var network = NetworkSettings()
 
   public init(socketPath: String, stateDirectory: String) {
     self.socketPath = socketPath
@@ -106,6 +109,9 @@ public final class Daemon: Sendable {
         CUPSDiscovery(pins: config.cupsLanguages, stateDirectory: state, log: log))
     }
     sources.append(USBMonitor(settings: config.usb, log: log))
+    if !config.network.printers.isEmpty {
+      sources.append(try NetworkSource(settings: config.network, log: log))
+    }
     services = Services(
       channel: channel, printers: registry, products: ProductStore(store: store),
       templates: TemplateStore(store: store),
@@ -263,6 +269,7 @@ public final class Daemon: Sendable {
     note("socket-group", \.socketGroup, live: false)
     note("cups", \.cups, live: false)
     note("usb", \.usb, live: false)
+    note("printer", \.network, live: false)
     note("cups-language", \.cupsLanguages, live: false)
     log.level = new.logLevel
     services.channel.setRetention(count: new.alertRetentionCount, age: new.alertRetentionAge)

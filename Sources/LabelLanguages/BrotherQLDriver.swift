@@ -100,6 +100,9 @@ public struct BrotherQLDriver: LanguageDriver {
     [UInt8](repeating: 0, count: ql.invalidateCount) + [0x1B, 0x40]
   }
   public var statusRequestName: String { "ESC i S" }
+  /// Brother's network QL models print what arrives on TCP 9100 but send nothing back
+  /// there (brother_ql reads no status over the network); their status is SNMP's.
+  public var answersStatusOverSocket: Bool { false }
 
   /// One 32-byte status starting `80 20 42`; anything else is skipped a byte at a time,
   /// to find the next header.

@@ -44,6 +44,9 @@ public protocol LanguageDriver: Sendable {
   var statusPreamble: [UInt8] { get }
   /// The status request's name, for messages ("~HQES").
   var statusRequestName: String { get }
+  /// Whether the language's network printers answer the status request on the raw
+  /// printing connection (TCP 9100), as Zebra's do; true for most languages.
+  var answersStatusOverSocket: Bool { get }
   /// The first status message at the front of `input`, if there is one yet.
   func scanStatus(_ input: ArraySlice<UInt8>) -> StatusScan
   /// The printer's faults in a status reply; a short or garbled reply throws.
@@ -58,6 +61,7 @@ public protocol LanguageDriver: Sendable {
 
 extension LanguageDriver {
   public var statusPreamble: [UInt8] { [] }
+  public var answersStatusOverSocket: Bool { true }
   public func printsRed(on media: Media) -> Bool { false }
   public func encode(pages: [Bitmap], red: [Bitmap], media: Media, dpi: Int)
     throws(DriverError) -> [UInt8]

@@ -102,10 +102,10 @@ struct RenderCommand: ParsableCommand {
         "                [--format native|png] -o FILE",
       ],
       discussion: """
-        native gives the bytes the printer would receive (ZPL, Brother QL raster, TSPL,
-        EPL2, DYMO LabelWriter); png gives a picture of the label (in black and red for a
-        printer with a red/black roll). A daemon that cannot render answers error 1007
-        (unsupported).
+        native gives the bytes the printer would receive (ZPL, Brother QL raster,
+        TSPL, EPL2, DYMO LabelWriter); png gives a picture of the label (black and
+        red for a printer with a red/black roll). A daemon that cannot render
+        answers error 1007 (unsupported).
         """,
       options: [
         OptionSpec("--format", value: "FORMAT", help: "native (default) or png.")

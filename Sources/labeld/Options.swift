@@ -5,6 +5,7 @@ import LabelDaemon
 import LabelLog
 import LabelPOSIX
 import LabelScheduler
+import LabelTransportNet
 import LabelTransportSim
 
 #if canImport(Glibc)
@@ -94,6 +95,14 @@ struct Options {
       "--usb-timeout-ms", value: "N",
       help: "How long a USB printer has to answer a status request (default 2000); every "
         + "USB wait is bounded."),
+    OptionSpec(
+      "--printer", value: "NAME=socket://HOST[:PORT],language=L[,KEY=VALUE...]", repeatable: true,
+      help: "Add a network printer net:NAME on a raw TCP port (repeatable; default port 9100). "
+        + "language= is required (\(PrinterLanguage.spokenList)); model=NAME picks its driver row "
+        + "(default: the language's), dpi=N, and width=MM, length=MM (0: continuous) the loaded "
+        + "media. labeld asks its status on the same connection (Zebra ~HQES, TSPL, EPL2, DYMO; "
+        + "Brother QL answers none there) and prints to no address that is not configured. In "
+        + "labeld.conf: printer = NAME socket://HOST[:PORT] language=L model=\"M\"."),
     OptionSpec(
       "--red-black-roll", value: "PRINTER", repeatable: true,
       help: "USB Brother QL printer PRINTER (usb:04f9:209d:SERIAL, as `labelctl devices` shows "
@@ -229,6 +238,7 @@ struct Options {
       }
     }
     if flags.contains(where: { $0.flag == "--simulate" }) { settings.config.simulated = [] }
+    if flags.contains(where: { $0.flag == "--printer" }) { settings.config.network.printers = [] }
     for (flag, value) in flags {
       do throws(SpecError) { try settings.apply(flag, value ?? "") } catch {
         throw .usage(error.description)
@@ -278,6 +288,10 @@ struct Options {
         }
         config.usb.enabled = on
       case "--usb-timeout-ms": config.usb.timeouts.statusMS = UInt32(try integer(50...600_000))
+      case "--printer":
+        let spec = try NetworkPrinterSpec.parse(value)
+        config.network.printers.removeAll { $0.name == spec.name }
+        config.network.printers.append(spec)
       case "--red-black-roll":
         guard value.hasPrefix("usb:"), value.split(separator: ":").count >= 3 else {
           throw SpecError(
@@ -371,6 +385,14 @@ struct Options {
       lines.append("cups-language = \(queue)=\(language.rawValue)")
     }
     for printer in c.usb.redBlackRolls.sorted() { lines.append("red-black-roll = \(printer)") }
+    for p in c.network.printers {
+      var line = "printer = \(p.name) \(p.uri) language=\(p.language.rawValue)"
+      if let model = p.model { line += " model=\"\(model)\"" }
+      if let dpi = p.dpi { line += " dpi=\(dpi)" }
+      if let width = p.widthMM { line += " width=\(width)" }
+      if let length = p.lengthMM { line += " length=\(length)" }
+      lines.append(line)
+    }
     lines += [
       "OK"
     ]

@@ -1,0 +1,292 @@
+import LabelCore
+import LabelLanguages
+import LabelLog
+import LabelPOSIX
+import LabelScheduler
+import Synchronization
+
+/// How long labeld waits on a network printer; every wait is bounded.
+public struct NetworkTimeouts: Sendable, Equatable {
+  /// A TCP connection accepted.
+  public var connectMS: Int32 = 3000
+  /// A status reply (Zebra `~HQES`, TSPL `<ESC>!?`, EPL2 `^ee`, DYMO `ESC A`).
+  public var statusMS: Int32 = 2000
+  /// Room in the send buffer: a printer that takes no data for this long is offline.
+  public var writeMS: Int32 = 10_000
+  public init() {}
+}
+
+/// The network printers configured (`--printer`, `printer =`), and how they are polled.
+public struct NetworkSettings: Sendable, Equatable {
+  public var printers: [NetworkPrinterSpec] = []
+  public var timeouts = NetworkTimeouts()
+  /// Status polls while a fault is held (first interval; it grows to `maxFaultPoll`).
+  public var faultPoll: Duration = .milliseconds(500)
+  public var maxFaultPoll: Duration = .seconds(5)
+  /// Status polls of a printer with no fault.
+  public var idlePoll: Duration = .seconds(30)
+  public init() {}
+}
+
+/// A printer on a raw TCP port (9100): each copy is a connection on which labeld asks the
+/// printer's status, sends the job and asks again, in the printer's language (its driver's
+/// status request and parser, as over USB); the copy counts once the printer answers with
+/// no fault. A printer that does not accept the connection, or stops taking data, is
+/// `offline` and its job waits; one that never answers its status is `communication`.
+/// Every call blocks on the printer's own queue, with bounded waits: a dead printer stalls
+/// only its own jobs.
+package final class NetworkPrinter: PrinterTransport {
+  package let spec: NetworkPrinterSpec
+  package let model: ModelEntry
+  private let driver: any LanguageDriver
+  private let settings: NetworkSettings
+  private let log: Logger
+  private let io: BlockingQueue
+  private let kick = Wakeup()
+  private struct State {
+    weak var sink: (any PrinterStatusSink)?
+    /// Bumped when a job meets a fault: a poll that began earlier must not clear it.
+    var faultGeneration = 0
+  }
+  private let state = Mutex(State())
+
+  package init(spec: NetworkPrinterSpec, settings: NetworkSettings, log: Logger)
+    throws(DriverError)
+  {
+    let name = spec.model ?? spec.language.profile.defaultModel
+    guard let model = DriverTable.model(named: name, language: spec.language) else {
+      throw DriverError("no \(spec.language.profile.displayName) model \(name)")
+    }
+    self.spec = spec
+    self.model = model
+    driver = try DriverTable.driver(for: model, settings: LabelSettings(model: model.name))
+    self.settings = settings
+    self.log = log
+    io = BlockingQueue(label: "labeld.net.\(spec.name)")
+  }
+
+  package var id: String { "net:\(spec.name)" }
+
+  package var descriptor: Printer {
+    let media = spec.widthMM.map { width in
+      let length = spec.lengthMM ?? 0
+      return Media(widthMM: width, lengthMM: length, kind: length == 0 ? "continuous" : "labels")
+    }
+    return Printer(
+      id: id, name: spec.name, transport: .net, model: model.displayName,
+      language: spec.language,
+      dpi: spec.dpi ?? model.capabilities.dpi.first ?? spec.language.profile.defaultDPI,
+      media: media, uri: spec.uri)
+  }
+
+  package var labelSettings: LabelSettings { LabelSettings(model: model.name) }
+
+  /// Whether the printer answers its status on the printing connection: the copy is
+  /// confirmed by that answer. A language whose printers do not (Brother QL over 9100)
+  /// counts a copy printed once the printer took every byte.
+  private var confirms: Bool {
+    driver.answersStatusOverSocket && model.capabilities.confirmation != .none
+  }
+
+  // MARK: printing
+
+  package func print(_ bytes: [UInt8], job: Int, copy: Int, cancel _: CancelRequest) async throws {
+    let cancelled = Atomic<Bool>(false)
+    let status: DeviceStatus?
+    do {
+      status = try await withTaskCancellationHandler {
+        try await io.run { () throws -> DeviceStatus? in
+          try self.send(bytes, job: job) { cancelled.load(ordering: .relaxed) }
+        }
+      } onCancel: {
+        cancelled.store(true, ordering: .relaxed)
+      }
+    } catch let error as TransportError {
+      state.withLock { $0.faultGeneration += 1 }
+      kick.signal()
+      throw error
+    }
+    guard let status, !status.faults.isEmpty else { return }
+    // The label is in the printer and prints when the fault clears: report the fault,
+    // wait for it to go, and count the copy then (never send it again).
+    await report(status.faults)
+    var wait: Duration = .milliseconds(500)
+    while true {
+      try await Task.sleep(for: wait)
+      wait = min(wait * 2, .seconds(5))
+      let again = try await io.run { () throws -> StatusRead in
+        try self.status(try self.connect(job: job), job: job)
+      }
+      guard case .status(let s) = again else {
+        throw TransportError(
+          reason: .communication,
+          message: "\(spec.name): stopped answering \(driver.statusRequestName) while job \(job) "
+            + "waited in it; the copy is not counted and is sent again once it answers")
+      }
+      if s.faults.isEmpty { break }
+      await report(s.faults)
+    }
+    await report([])
+  }
+
+  /// One copy on the printer's queue: status, job, status. Returns the status after the
+  /// job (nil when the printer cannot be asked).
+  private func send(_ bytes: [UInt8], job: Int, cancelled: () -> Bool) throws -> DeviceStatus? {
+    let link = try connect(job: job)
+    let request = driver.statusRequestName
+    if confirms {
+      // Nothing goes into a printer that already has a fault: it would print when the
+      // fault clears, and again when labeld resends the copy.
+      switch try status(link, job: job) {
+      case .status(let s):
+        if let fault = s.faults.first {
+          throw TransportError(
+            reason: fault, message: "\(spec.name): \(fault.phrase) (\(s.detail)); job \(job) waits")
+        }
+      case .silent:
+        throw TransportError(
+          reason: .communication,
+          message: "\(spec.name): no answer to \(request) at \(spec.uri); job \(job) waits "
+            + "until it answers")
+      case .unreadable(let why):
+        throw TransportError(
+          reason: .communication,
+          message: "\(spec.name): its answer to \(request) is not a status (\(why)); job \(job) "
+            + "waits")
+      }
+    }
+    do {
+      try link.write(bytes, timeoutMS: settings.timeouts.writeMS, cancelled: cancelled)
+    } catch {
+      if error.isCancellation { throw CancellationError() }
+      throw TransportError(
+        reason: .offline,
+        message: "\(spec.name): stopped taking job \(job) at \(spec.uri) (\(error)); the copy "
+          + "is sent again once it answers")
+    }
+    guard confirms else { return nil }
+    switch try status(link, job: job) {
+    case .status(let s): return s
+    case .silent:
+      throw TransportError(
+        reason: .communication,
+        message: "\(spec.name): no answer to \(request) after job \(job) was sent; the copy is "
+          + "not counted and is sent again once the printer answers")
+    case .unreadable(let why):
+      throw TransportError(
+        reason: .communication,
+        message: "\(spec.name): its answer to \(request) after job \(job) is not a status "
+          + "(\(why)); the copy is not counted and is sent again once it answers properly")
+    }
+  }
+
+  /// A connection, or `offline` naming the waiting job.
+  private func connect(job: Int?) throws(TransportError) -> TCPConnection {
+    do {
+      return try TCPConnection.connect(
+        host: spec.host, port: spec.port, timeoutMS: settings.timeouts.connectMS)
+    } catch {
+      let waiting = job.map { "; job \($0) waits until it answers" } ?? ""
+      throw TransportError(
+        reason: .offline, message: "\(spec.name): cannot reach \(spec.uri) (\(error))\(waiting)")
+    }
+  }
+
+  /// Asks the printer its status on `link` and reads the answer within the status timeout.
+  private func status(_ link: TCPConnection, job: Int?) throws(TransportError) -> StatusRead {
+    do {
+      try link.write(
+        driver.statusPreamble + driver.statusRequest, timeoutMS: settings.timeouts.statusMS)
+    } catch {
+      throw TransportError(
+        reason: .offline, message: "\(spec.name): cannot ask \(spec.uri) its status (\(error))")
+    }
+    var input: [UInt8] = []
+    var deadline = ContinuousClock.now + .milliseconds(Int(settings.timeouts.statusMS))
+    while true {
+      scan: while !input.isEmpty {
+        switch driver.scanStatus(input[...]) {
+        case .status(let status, let consumed):
+          input.removeFirst(min(max(consumed, 1), input.count))
+          if status.kind == .reply { return .status(status) }
+        case .unreadable(let why, _): return .unreadable(why)
+        case .skip(let count): input.removeFirst(min(max(count, 1), input.count))
+        case .needMore: break scan
+        }
+      }
+      let left = deadline - ContinuousClock.now
+      guard left > .zero else {
+        return input.isEmpty ? .silent : .unreadable("\(input.count) bytes without a status")
+      }
+      let (seconds, attoseconds) = left.components
+      let ms = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+      do {
+        input += try link.read(timeoutMS: max(ms, 1))
+      } catch {
+        throw TransportError(
+          reason: .offline,
+          message: "\(spec.name): closed the connection while asked its status (\(error))")
+      }
+      if input.count > 4096 { deadline = .now }  // no status in 4 KiB: not a status
+    }
+  }
+
+  // MARK: status
+
+  private func report(_ faults: [Reason]) async {
+    await state.withLock { $0.sink }?.update(faults: faults)
+  }
+
+  /// The printer's faults now: `offline` when it does not accept a connection,
+  /// `communication` when it does not answer its status, else what it answers.
+  private func poll() async -> (faults: [Reason], generation: Int) {
+    let generation = state.withLock { $0.faultGeneration }
+    let read: Result<StatusRead?, TransportError> = await io.run {
+      () -> Result<StatusRead?, TransportError> in
+      do throws(TransportError) {
+        let link = try self.connect(job: nil)
+        return .success(self.confirms ? try self.status(link, job: nil) : nil)
+      } catch {
+        return .failure(error)
+      }
+    }
+    switch read {
+    case .failure(let error): return ([error.reason], generation)
+    case .success(nil): return ([], generation)
+    case .success(.status(let s)?): return (s.faults, generation)
+    case .success(_?): return ([.communication], generation)
+    }
+  }
+
+  /// Polls at once, then often while a fault is held and rarely when all is well.
+  package func monitor(_ sink: any PrinterStatusSink) async {
+    state.withLock { $0.sink = sink }
+    await withTaskCancellationHandler {
+      var faultWait = settings.faultPoll
+      var first = true
+      while !Task.isCancelled {
+        if !first {
+          let faulted = !sink.heldFaults.isEmpty
+          let kicked = await kick.wait(timeout: faulted ? faultWait : settings.idlePoll)
+          faultWait =
+            faulted && !kicked
+            ? min(faultWait * 3 / 2, settings.maxFaultPoll) : settings.faultPoll
+          if Task.isCancelled { return }
+        }
+        first = false
+        let found = await poll()
+        guard found.generation == state.withLock({ $0.faultGeneration }) else { continue }
+        await sink.update(faults: found.faults)
+      }
+    } onCancel: {
+      kick.signal()
+    }
+  }
+}
+
+/// What a printer answered to a status request.
+enum StatusRead: Sendable {
+  case status(DeviceStatus)
+  case silent
+  case unreadable(String)
+}

@@ -1,0 +1,200 @@
+import Foundation
+import LabelClient
+import LabelCore
+import LabelLanguages
+import Testing
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+
+/// An emulated Zebra on a raw TCP port of 127.0.0.1 (Tests/Emulators/netprinter.py): the
+/// only network address these tests ever use.
+final class NetEmulator: @unchecked Sendable {
+  static let script = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Emulators/netprinter.py").path
+
+  let directory: URL
+  let port: Int
+  private let process = Process()
+  private let stdin = Pipe()
+
+  init() throws {
+    directory = DaemonProcess.makeTempDirectory()
+    let stdout = Pipe()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = [Self.script, "--dir", directory.path]
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    try process.run()
+    // "PORT N" once it listens (bounded: a dead emulator closes its stdout).
+    var bytes: [UInt8] = []
+    while bytes.count < 64, bytes.last != 0x0A {
+      let one = stdout.fileHandleForReading.readData(ofLength: 1)
+      if one.isEmpty { break }
+      bytes += one
+    }
+    let line = String(decoding: bytes, as: UTF8.self)
+    guard line.hasPrefix("PORT "),
+      let port = Int(line.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
+    else { throw POSIXError(.EIO) }
+    self.port = port
+  }
+
+  deinit {
+    try? stdin.fileHandleForWriting.close()
+    process.waitUntilExit()
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  func control(_ line: String) throws {
+    let fd = open(directory.appendingPathComponent("control").path, O_WRONLY)
+    guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    defer { close(fd) }
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+  }
+
+  @discardableResult
+  func waitForEvent(_ text: String, timeout: Double = 10) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      let events =
+        (try? String(contentsOf: directory.appendingPathComponent("events.log"), encoding: .utf8))
+        ?? ""
+      if events.contains(text) { return true }
+      usleep(20_000)
+    }
+    return false
+  }
+
+  var labels: [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+      .filter { $0.hasPrefix("label-") }.sorted()
+  }
+
+  func label(_ n: Int) -> String? {
+    try? String(contentsOf: directory.appendingPathComponent("label-\(n).zpl"), encoding: .utf8)
+  }
+}
+
+/// Network printers (`--printer NAME=socket://HOST:PORT,language=…`) against emulated
+/// Zebras on 127.0.0.1: what reaches the printer is the bytes sent; media out is an alert
+/// naming the job and the label prints once when it clears; a printer switched off mid-job
+/// is offline, and the job completes once when it is back; a printer that takes the
+/// connection but never answers holds only its own jobs.
+@Suite(.serialized) struct NetworkPrinterTests {
+  static let label = "^XA^FO20,20^A0N,30,30^FDnet^FS^XZ"
+
+  static func submit(_ c: LabelClient, _ printer: String, _ zpl: String = label) throws -> Int {
+    try c.call(
+      "jobs.submit",
+      [
+        "printer": .string(printer),
+        "document": ["format": "native", "data": .string(Data(zpl.utf8).base64EncodedString())],
+      ], as: JobResult.self
+    ).job.id
+  }
+
+  static func daemon(_ printers: [(String, NetEmulator)], _ body: (DaemonProcess) throws -> Void)
+    throws
+  {
+    let args = printers.flatMap { name, e in
+      ["--printer", "\(name)=socket://127.0.0.1:\(e.port),language=zpl,model=Zebra ZD420"]
+    }
+    try withDaemon(args) { d in try body(d) }
+  }
+
+  @Test func printsTheBytesSent_andListsThePrinter() throws {
+    let zebra = try NetEmulator()
+    try Self.daemon([("z", zebra)]) { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs", "alerts"]])
+      let printer = try #require(
+        try c.call("printers.list", as: PrintersResult.self).printers.first { $0.id == "net:z" })
+      #expect(printer.transport == .net && printer.language == .zpl)
+      #expect(printer.model == "Zebra ZD420" && printer.uri == "socket://127.0.0.1:\(zebra.port)")
+      let id = try Self.submit(c, "net:z")
+      let done = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "completed" }
+      #expect(done["printed"] == 1)
+      #expect(zebra.labels == ["label-1.zpl"] && zebra.label(1) == Self.label)
+    }
+  }
+
+  @Test func mediaOut_isAnAlertNamingTheJob_andTheLabelPrintsOnceWhenItClears() throws {
+    let zebra = try NetEmulator()
+    try zebra.control("errors 1")
+    #expect(zebra.waitForEvent("did errors 1"))
+    try Self.daemon([("z", zebra)]) { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs", "alerts"]])
+      let id = try Self.submit(c, "net:z")
+      // The printer's fault is known before the job: the alert then names the job it holds.
+      let alert = try w.waitFor("alert") {
+        $0["kind"] == "printerError" && $0["printer"] == "net:z" && $0["state"] == "active"
+          && $0["reason"] == "mediaEmpty" && $0["job"] == .int(id)
+      }
+      #expect(alert["message"]?.stringValue?.isEmpty == false)
+      #expect(zebra.labels.isEmpty)
+      try zebra.control("errors 0")
+      let done = try w.waitFor("job", timeout: 30) {
+        $0["id"] == .int(id) && $0["state"] == "completed"
+      }
+      #expect(done["printed"] == 1)
+      #expect(zebra.labels == ["label-1.zpl"])
+    }
+  }
+
+  @Test func switchedOffMidJob_isOffline_andTheJobCompletesOnceWhenItIsBack() throws {
+    let zebra = try NetEmulator()
+    try Self.daemon([("z", zebra)]) { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs", "alerts"]])
+      // A label of 200 KB: the printer goes off 1 KB into it.
+      let big = "^XA^FO10,10^GFA,1,1,1," + String(repeating: "0", count: 200_000) + "^FS^XZ"
+      try zebra.control("off-after 1000")
+      #expect(zebra.waitForEvent("did off-after 1000"))
+      let id = try Self.submit(c, "net:z", big)
+      let alert = try w.waitFor("alert", timeout: 30) {
+        $0["kind"] == "printerError" && $0["printer"] == "net:z" && $0["state"] == "active"
+          && $0["reason"] == "offline"
+      }
+      #expect(alert["job"] == .int(id))
+      #expect(zebra.waitForEvent("switched off") && zebra.labels.isEmpty)
+      try zebra.control("on")
+      let done = try w.waitFor("job", timeout: 40) {
+        $0["id"] == .int(id) && $0["state"] == "completed"
+      }
+      #expect(done["printed"] == 1)
+      #expect(zebra.labels == ["label-1.zpl"] && zebra.label(1) == big)
+    }
+  }
+
+  @Test func aPrinterThatNeverAnswers_holdsOnlyItsOwnJobs() throws {
+    let mute = try NetEmulator()
+    let zebra = try NetEmulator()
+    try mute.control("silent on")
+    #expect(mute.waitForEvent("did silent on"))
+    try Self.daemon([("mute", mute), ("z", zebra)]) { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs", "alerts"]])
+      let stuck = try Self.submit(c, "net:mute")
+      let alert = try w.waitFor("alert", timeout: 30) {
+        $0["kind"] == "printerError" && $0["printer"] == "net:mute" && $0["state"] == "active"
+          && $0["reason"] == "communication"
+      }
+      #expect(alert["job"] == .int(stuck))
+      // The other printer prints at once, while the silent one holds its job.
+      let id = try Self.submit(c, "net:z")
+      let done = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "completed" }
+      #expect(done["printed"] == 1 && zebra.labels == ["label-1.zpl"])
+      let held = try c.call("jobs.get", ["job": .int(stuck)], as: JobResult.self).job
+      #expect(held.state == .pending || held.state == .processing)
+    }
+  }
+}
