@@ -103,6 +103,10 @@ public struct BrotherQLDriver: LanguageDriver {
   /// Brother's network QL models print what arrives on TCP 9100 but send nothing back
   /// there (brother_ql reads no status over the network); their status is SNMP's.
   public var answersStatusOverSocket: Bool { false }
+  /// Brother's network QL models give the same 32 bytes as the USB status reply as the
+  /// value of 1.3.6.1.4.1.2435.3.3.9.1.6.1.0 (field reports, from Brother's own tools;
+  /// Brother publishes no MIB for it).
+  public var snmpStatusOID: [UInt32]? { [1, 3, 6, 1, 4, 1, 2435, 3, 3, 9, 1, 6, 1, 0] }
 
   /// One 32-byte status starting `80 20 42`; anything else is skipped a byte at a time,
   /// to find the next header.

@@ -47,6 +47,10 @@ public protocol LanguageDriver: Sendable {
   /// Whether the language's network printers answer the status request on the raw
   /// printing connection (TCP 9100), as Zebra's do; true for most languages.
   var answersStatusOverSocket: Bool { get }
+  /// The SNMP object whose value (an OCTET STRING) is the status reply `scanStatus`
+  /// reads, for network printers that answer their status over SNMP instead; nil for
+  /// most languages.
+  var snmpStatusOID: [UInt32]? { get }
   /// The first status message at the front of `input`, if there is one yet.
   func scanStatus(_ input: ArraySlice<UInt8>) -> StatusScan
   /// The printer's faults in a status reply; a short or garbled reply throws.
@@ -62,6 +66,7 @@ public protocol LanguageDriver: Sendable {
 extension LanguageDriver {
   public var statusPreamble: [UInt8] { [] }
   public var answersStatusOverSocket: Bool { true }
+  public var snmpStatusOID: [UInt32]? { nil }
   public func printsRed(on media: Media) -> Bool { false }
   public func encode(pages: [Bitmap], red: [Bitmap], media: Media, dpi: Int)
     throws(DriverError) -> [UInt8]

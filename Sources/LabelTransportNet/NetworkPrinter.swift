@@ -81,11 +81,23 @@ package final class NetworkPrinter: PrinterTransport {
 
   package var labelSettings: LabelSettings { LabelSettings(model: model.name) }
 
-  /// Whether the printer answers its status on the printing connection: the copy is
-  /// confirmed by that answer. A language whose printers do not (Brother QL over 9100)
-  /// counts a copy printed once the printer took every byte.
+  /// Where the printer answers its status: on the printing connection (ZPL and most
+  /// languages), over SNMP (Brother QL network models, which send nothing back on 9100),
+  /// or nowhere.
+  private enum StatusChannel { case socket, snmp([UInt32]), none }
+
+  private var channel: StatusChannel {
+    guard model.capabilities.confirmation != .none else { return .none }
+    if driver.answersStatusOverSocket { return .socket }
+    if let oid = driver.snmpStatusOID { return .snmp(oid) }
+    return .none
+  }
+
+  /// Whether a copy is confirmed by the printer's status after it (else it counts once
+  /// the printer took every byte).
   private var confirms: Bool {
-    driver.answersStatusOverSocket && model.capabilities.confirmation != .none
+    if case .none = channel { return false }
+    return true
   }
 
   // MARK: printing
@@ -192,8 +204,10 @@ package final class NetworkPrinter: PrinterTransport {
     }
   }
 
-  /// Asks the printer its status on `link` and reads the answer within the status timeout.
+  /// Asks the printer its status (on `link`, or over SNMP) and reads the answer within the
+  /// status timeout.
   private func status(_ link: TCPConnection, job: Int?) throws(TransportError) -> StatusRead {
+    if case .snmp(let oid) = channel { return snmpStatus(oid) }
     do {
       try link.write(
         driver.statusPreamble + driver.statusRequest, timeoutMS: settings.timeouts.statusMS)
@@ -228,6 +242,26 @@ package final class NetworkPrinter: PrinterTransport {
           message: "\(spec.name): closed the connection while asked its status (\(error))")
       }
       if input.count > 4096 { deadline = .now }  // no status in 4 KiB: not a status
+    }
+  }
+
+  /// The status block over SNMP, read by the driver as it reads the USB reply.
+  private func snmpStatus(_ oid: [UInt32]) -> StatusRead {
+    let value: [UInt8]
+    do {
+      value = try SNMPGet.octets(
+        oid: oid, host: spec.host, port: spec.snmpPort, community: spec.community,
+        timeoutMS: settings.timeouts.statusMS / 2)
+    } catch let error as SNMPGet.Failure {
+      return error.description.contains("SNMP GET to") ? .silent : .unreadable(error.description)
+    } catch {
+      return .silent
+    }
+    switch driver.scanStatus(value[...]) {
+    case .status(let status, _): return .status(status)
+    case .unreadable(let why, _): return .unreadable(why)
+    case .skip, .needMore:
+      return .unreadable("the SNMP value is not a status (\(value.count) bytes)")
     }
   }
 

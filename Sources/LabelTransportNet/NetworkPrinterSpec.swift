@@ -17,6 +17,9 @@ public struct NetworkPrinterSpec: Sendable, Equatable {
   /// The loaded media, where configured (mm; length 0 is continuous).
   public var widthMM: Double?
   public var lengthMM: Double?
+  /// Where its SNMP agent answers (Brother QL status): UDP 161 unless configured.
+  public var snmpPort = 161
+  public var community = "public"
 
   public init(name: String, host: String, port: Int = 9100, language: PrinterLanguage) {
     self.name = name
@@ -101,9 +104,16 @@ public struct NetworkPrinterSpec: Sendable, Equatable {
         spec.dpi = d
       case "width": spec.widthMM = try number(5...300)
       case "length": spec.lengthMM = try number(0...2000)
+      case "snmp-port": spec.snmpPort = Int(try number(1...65535))
+      case "community":
+        guard value.count <= 64, value.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+          throw SpecError("\(name): community must be at most 64 printable characters")
+        }
+        spec.community = value
       default:
         throw SpecError(
-          "\(name): unknown option \"\(key)\" (language, model, dpi, width, length)")
+          "\(name): unknown option \"\(key)\" (language, model, dpi, width, length, "
+            + "snmp-port, community)")
       }
     }
     if spec.lengthMM != nil && spec.widthMM == nil {

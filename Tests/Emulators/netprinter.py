@@ -1,10 +1,15 @@
 #!/usr/bin/python3
-"""An emulated network label printer for labeld's tests: a Zebra ZPL printer on a raw TCP
-port (AppSocket/JetDirect, 9100 on real printers) of 127.0.0.1 only.
+"""An emulated network label printer for labeld's tests, on 127.0.0.1 only: a Zebra ZPL
+printer on a raw TCP port (AppSocket/JetDirect, 9100 on real printers), or (--kind ql) a
+Brother QL-820NWB that prints the raster it receives there and answers its 32-byte status
+over SNMP only, through a real net-snmp snmpd on a private UDP port (`pass` of
+1.3.6.1.4.1.2435.3.3.9.1.6.1.0 to a pass_persist script reading DIR/status.hex).
 
-    netprinter.py --dir DIR [--port N]
+    netprinter.py --dir DIR [--port N] [--kind zebra|ql]
 
-Prints "PORT N" on its first line once it listens (N is free when --port is 0). Each
+Prints "PORT N" (and " SNMP M" for ql) on its first line once it listens (N and M are
+free ports). The QL keeps each job it prints as DIR/job-N.ql (jobs wait while the cover
+is open or no roll is in). Each
 ^XA..^XZ label it receives is DIR/label-N.zpl once printed; labels wait in its buffer
 while an error is set, and a label cut off by a dropped connection is thrown away, as a
 printer switched off loses it. ~HQES and ~HS are answered on the connection they came
@@ -16,13 +21,17 @@ Control: lines written to the FIFO DIR/control:
   off               switched off: connections are dropped and refused until `on`
   on                switched on again, on the same port
   off-after BYTES   switch off once BYTES more bytes have arrived (mid-job)
+  cover open|closed, media none|62      (ql: the status the SNMP agent answers)
 Events (printed labels, switches) are appended to DIR/events.log.
 """
 
 import argparse
+import ctypes
 import os
+import signal
 import select
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -176,13 +185,157 @@ class Zebra:
                         self.received(s, data)
 
 
+class BrotherQL(Zebra):
+    """A QL-820NWB on the network: it takes raster on TCP and answers nothing there."""
+
+    ARGS = {0x53: 0, 0x61: 1, 0x21: 1, 0x4D: 1, 0x41: 1, 0x4B: 1, 0x64: 2, 0x7A: 10}
+
+    def __init__(self, out_dir, port):
+        self.cover_open = False
+        self.roll = "62"
+        self.jobs = 0
+        super().__init__(out_dir, port)
+        self.write_status()
+
+    def write_status(self):
+        b = bytearray(32)
+        b[0:6] = b"\x80\x20\x42\x34\x41\x30"
+        if self.roll is None:
+            b[8] |= 0x01
+        else:
+            b[10], b[11] = 62, 0x0A
+        if self.cover_open:
+            b[9] |= 0x10
+        tmp = os.path.join(self.dir, "status.hex.tmp")
+        with open(tmp, "w") as f:
+            f.write(" ".join("%02X" % x for x in b))
+        os.replace(tmp, os.path.join(self.dir, "status.hex"))
+
+    def errors(self):
+        return self.cover_open or self.roll is None
+
+    def received(self, conn, data):
+        if self.off_after is not None:
+            self.off_after -= len(data)
+            if self.off_after <= 0:
+                self.off_after = None
+                self.switch_off()
+                return
+        buf = self.clients[conn] + data
+        i = 0
+        n = len(buf)
+        while i < n:
+            c = buf[i]
+            if c == 0x1B:
+                if i + 2 >= n:
+                    break
+                if buf[i + 1] == 0x40:
+                    i += 2
+                    continue
+                need = 3 + self.ARGS.get(buf[i + 2], 0)
+            elif c == 0x4D:
+                need = 2
+            elif c == 0x67 or c == 0x77:
+                if i + 3 > n:
+                    break
+                need = 3 + buf[i + 2]
+            elif c == 0x1A:
+                self.waiting.append(bytes(buf[: i + 1]))
+                buf = buf[i + 1 :]
+                n = len(buf)
+                i = 0
+                continue
+            else:
+                need = 1
+            if i + need > n:
+                break
+            i += need
+        self.clients[conn] = buf
+        self.flush()
+
+    def flush(self):
+        if self.errors() or not self.powered:
+            return
+        while self.waiting:
+            job = self.waiting.pop(0)
+            self.jobs += 1
+            with open(os.path.join(self.dir, "job-%d.ql" % self.jobs), "wb") as f:
+                f.write(job)
+            self.event("printed job %d" % self.jobs)
+
+    def command(self, words):
+        if words[0] == "cover":
+            self.cover_open = words[1] == "open"
+        elif words[0] == "media":
+            self.roll = None if words[1] == "none" else words[1]
+        else:
+            return super().command(words)
+        self.write_status()
+        self.flush()
+        return True
+
+
+def start_snmpd(out_dir):
+    """A private snmpd on a free UDP port of 127.0.0.1 answering the status block."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    oid = ".1.3.6.1.4.1.2435.3.3.9.1.6.1.0"
+    # pass_persist, not pass: snmpd caches what a `pass` program printed for seconds,
+    # and a status must be the printer's state now.
+    script = os.path.join(out_dir, "pass.sh")
+    with open(script, "w") as f:
+        f.write(
+            "#!/bin/sh\nwhile read cmd; do case \"$cmd\" in\n"
+            "PING) echo PONG ;;\n"
+            "get) read oid; if [ \"$oid\" = \"%s\" ]; then echo %s; echo octet; cat %s/status.hex; "
+            "echo; else echo NONE; fi ;;\n"
+            "getnext) read oid; echo NONE ;;\n"
+            "set) read oid; read value; echo not-writable ;;\n"
+            "*) exit 0 ;;\nesac; done\n" % (oid, oid, out_dir))
+    conf = os.path.join(out_dir, "snmpd.conf")
+    with open(conf, "w") as f:
+        f.write("agentaddress udp:127.0.0.1:%d\nrocommunity public 127.0.0.1\n"
+                "pass_persist .1.3.6.1.4.1.2435.3.3.9.1.6.1 /bin/sh %s\n" % (port, script))
+    log = open(os.path.join(out_dir, "snmpd.log"), "w")
+
+    def die_with_parent():
+        # PR_SET_PDEATHSIG: snmpd ends when the emulator does, however it ends.
+        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)
+
+    child = subprocess.Popen(
+        ["/usr/sbin/snmpd", "-f", "-Lo", "-C", "-c", conf, "-p", os.path.join(out_dir, "snmpd.pid"),
+         "-M", "/dev/null", "-m", ""], stdout=log, stderr=log, preexec_fn=die_with_parent)
+    # Ready once it answers: wait for its listening socket (bounded).
+    for _ in range(200):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            s.bind(("127.0.0.1", port))
+            s.close()
+            time.sleep(0.02)
+        except OSError:
+            s.close()
+            break
+    return child, port
+
+
 def main():
+    # A parent may start us with signals blocked (the test runner's threads do): clear the
+    # mask, or snmpd, which inherits it, would ignore the SIGTERM that ends it.
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
     ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--kind", default="zebra", choices=["zebra", "ql"])
     args = ap.parse_args()
     os.makedirs(args.dir, exist_ok=True)
-    printer = Zebra(args.dir, args.port)
+    snmpd = None
+    if args.kind == "ql":
+        printer = BrotherQL(args.dir, args.port)
+        snmpd, snmp_port = start_snmpd(args.dir)
+    else:
+        printer = Zebra(args.dir, args.port)
     control = os.path.join(args.dir, "control")
     if not os.path.exists(control):
         os.mkfifo(control)
@@ -200,9 +353,12 @@ def main():
 
     threading.Thread(target=reader, daemon=True).start()
     threading.Thread(target=printer.serve, daemon=True).start()
-    print("PORT %d" % printer.port, flush=True)
+    print("PORT %d%s" % (printer.port, " SNMP %d" % snmp_port if snmpd else ""), flush=True)
     # Until stdin closes (the test ends), so the emulator never outlives it.
     sys.stdin.read()
+    if snmpd:
+        snmpd.terminate()
+        snmpd.wait(timeout=10)
 
 
 if __name__ == "__main__":

@@ -15,16 +15,23 @@ final class NetEmulator: @unchecked Sendable {
     .deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Emulators/netprinter.py").path
 
+  /// Why the Brother QL emulator cannot run here (its SNMP agent is net-snmp's snmpd).
+  static let qlUnavailable: String? =
+    FileManager.default.isExecutableFile(atPath: "/usr/sbin/snmpd")
+    ? nil : "needs net-snmp's snmpd (Debian package snmpd; make deps installs it)"
+
   let directory: URL
   let port: Int
+  /// The QL's SNMP agent's UDP port.
+  let snmpPort: Int?
   private let process = Process()
   private let stdin = Pipe()
 
-  init() throws {
+  init(kind: String = "zebra") throws {
     directory = DaemonProcess.makeTempDirectory()
     let stdout = Pipe()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [Self.script, "--dir", directory.path]
+    process.arguments = [Self.script, "--dir", directory.path, "--kind", kind]
     process.standardInput = stdin
     process.standardOutput = stdout
     try process.run()
@@ -35,11 +42,16 @@ final class NetEmulator: @unchecked Sendable {
       if one.isEmpty { break }
       bytes += one
     }
-    let line = String(decoding: bytes, as: UTF8.self)
-    guard line.hasPrefix("PORT "),
-      let port = Int(line.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
-    else { throw POSIXError(.EIO) }
+    let words = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+    guard words.count >= 2, words[0] == "PORT", let port = Int(words[1]) else {
+      throw POSIXError(.EIO)
+    }
     self.port = port
+    snmpPort = words.count >= 4 && words[2] == "SNMP" ? Int(words[3]) : nil
+  }
+
+  func file(_ name: String) -> [UInt8]? {
+    (try? Data(contentsOf: directory.appendingPathComponent(name))).map { [UInt8]($0) }
   }
 
   deinit {
@@ -195,6 +207,45 @@ final class NetEmulator: @unchecked Sendable {
       #expect(done["printed"] == 1 && zebra.labels == ["label-1.zpl"])
       let held = try c.call("jobs.get", ["job": .int(stuck)], as: JobResult.self).job
       #expect(held.state == .pending || held.state == .processing)
+    }
+  }
+
+  /// A QL-820NWB on the network: it takes raster on TCP and answers its status only over
+  /// SNMP (a real snmpd on a private port). The job it prints is the bitmap sent; cover
+  /// open is an alert naming the job, and the job prints once when it closes.
+  @Test(.enabled(if: NetEmulator.qlUnavailable == nil, "\(NetEmulator.qlUnavailable ?? "")"))
+  func brotherQL_statusOverSNMP_coverOpen_thenPrintedOnce() throws {
+    let ql = try NetEmulator(kind: "ql")
+    let snmp = try #require(ql.snmpPort)
+    try ql.control("cover open")
+    #expect(ql.waitForEvent("did cover open"))
+    let spec =
+      "ql=socket://127.0.0.1:\(ql.port),language=brother-ql,model=QL-820NWB,width=62,length=0,"
+      + "snmp-port=\(snmp)"
+    try withDaemon(["--printer", spec]) { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs", "alerts"]])
+      let card = RasterPrintingTests.testCard(width: 300, height: 200)
+      let id = try USBPrinterTests.submitPNG(c, printer: "net:ql", card)
+      let alert = try w.waitFor("alert", timeout: 30) {
+        $0["kind"] == "printerError" && $0["printer"] == "net:ql" && $0["state"] == "active"
+          && $0["reason"] == "coverOpen" && $0["job"] == .int(id)
+      }
+      #expect(alert["message"]?.stringValue?.contains("ql") == true)
+      #expect(ql.file("job-1.ql") == nil)
+      try ql.control("cover closed")
+      let done = try w.waitFor("job", timeout: 30) {
+        $0["id"] == .int(id) && $0["state"] == "completed"
+      }
+      #expect(done["printed"] == 1)
+      let job = try #require(ql.file("job-1.ql"))
+      #expect(ql.file("job-2.ql") == nil)
+      let model = try #require(BrotherQLModel.named("QL-820NWB"))
+      let roll = try #require(BrotherQLMedia.named("62"))
+      let page = try #require(try BrotherQLRasterDecoder(model: model).decode(job).pages.first)
+      let printed = page.bitmap(media: roll, model: model)
+      USBPrinterTests.expectPage(printed, equals: card)
     }
   }
 }
