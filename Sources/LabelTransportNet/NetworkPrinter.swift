@@ -47,7 +47,13 @@ package final class NetworkPrinter: PrinterTransport {
     weak var sink: (any PrinterStatusSink)?
     /// Bumped when a job meets a fault: a poll that began earlier must not clear it.
     var faultGeneration = 0
+    /// When the printer last answered a status with no fault (the copy before this one).
+    var lastClean: ContinuousClock.Instant?
   }
+
+  /// A clean answer this recent stands for the status before the next copy: a queue of
+  /// labels is asked once between two labels, not twice.
+  private static let freshStatus: Duration = .seconds(1)
   private let state = Mutex(State())
 
   package init(spec: NetworkPrinterSpec, settings: NetworkSettings, log: Logger)
@@ -114,7 +120,10 @@ package final class NetworkPrinter: PrinterTransport {
         cancelled.store(true, ordering: .relaxed)
       }
     } catch let error as TransportError {
-      state.withLock { $0.faultGeneration += 1 }
+      state.withLock {
+        $0.faultGeneration += 1
+        $0.lastClean = nil
+      }
       kick.signal()
       throw error
     }
@@ -146,7 +155,10 @@ package final class NetworkPrinter: PrinterTransport {
   private func send(_ bytes: [UInt8], job: Int, cancelled: () -> Bool) throws -> DeviceStatus? {
     let link = try connect(job: job)
     let request = driver.statusRequestName
-    if confirms {
+    let recent = state.withLock { s in
+      s.lastClean.map { ContinuousClock.now - $0 < Self.freshStatus } ?? false
+    }
+    if confirms && !recent {
       // Nothing goes into a printer that already has a fault: it would print when the
       // fault clears, and again when labeld resends the copy.
       switch try status(link, job: job) {
@@ -178,7 +190,9 @@ package final class NetworkPrinter: PrinterTransport {
     }
     guard confirms else { return nil }
     switch try status(link, job: job) {
-    case .status(let s): return s
+    case .status(let s):
+      state.withLock { $0.lastClean = s.faults.isEmpty ? .now : nil }
+      return s
     case .silent:
       throw TransportError(
         reason: .communication,

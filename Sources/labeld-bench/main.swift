@@ -86,6 +86,9 @@ let sections: [Section] = [
   Section(name: "peers", title: "The same labels through LPrint", timeout: 400) {
     try peerSection()
   },
+  Section(name: "net", title: "Network printer (emulated Zebra on 127.0.0.1)", timeout: 300) {
+    try networkSection()
+  },
   Section(name: "render", title: "Rendering", timeout: 180) { emitTable(rendering()) },
   Section(name: "usb", title: "USB (emulated QL-820NWB)", timeout: 300) {
     emitTable(usbThroughput(labeld: config.labeld))
