@@ -67,9 +67,15 @@ let package = Package(
     .target(
       name: "LabelTransportUSB",
       dependencies: ["LabelCore", "LabelScheduler", "LabelLanguages", "LabelUSB", "LabelLog"]),
+    // Avahi's client library for DNS-SD discovery, through one small C module that owns
+    // every Avahi object in one call, loaded on first use like libcups (apt:
+    // libavahi-client-dev for the headers).
+    .target(name: "CAvahi"),
     .target(
       name: "LabelTransportNet",
-      dependencies: ["LabelCore", "LabelScheduler", "LabelLanguages", "LabelPOSIX", "LabelLog"]),
+      dependencies: [
+        "LabelCore", "LabelScheduler", "LabelLanguages", "LabelPOSIX", "LabelLog", "CAvahi",
+      ]),
     // The socket: connections, the dispatcher, the methods, access policy, rendering.
     .target(
       name: "LabelServer",

@@ -34,6 +34,9 @@ for name in sorted(set(names)):
         plist, args = "void", ""
     else:
         parts = [p.strip() for p in params.split(",")]
+        # An unnamed parameter ("AvahiServiceBrowser *") gets a name of its own.
+        parts = [p if re.search(r"[A-Za-z_]\w*\s*(\[\s*\])?$", p) else f"{p} a{i}"
+                 for i, p in enumerate(parts)]
         plist = ", ".join(parts)
         args = ", ".join(re.search(r"([A-Za-z_]\w*)\s*(\[\s*\])?$", p).group(1) for p in parts)
     if ret == "void":

@@ -54,15 +54,64 @@ public struct USBDeviceInfo: Codable, Sendable, Equatable {
   }
 }
 
+/// A printer announced on the network by DNS-SD (`devices.list`, a labeld addition): never
+/// printed to until configured; `suggestion` says how.
+public struct NetworkDeviceInfo: Codable, Sendable, Equatable {
+  /// The service's instance name ("Zebra ZD420 dock").
+  public var name: String
+  /// `_pdl-datastream._tcp` (a raw port labeld can drive) or `_ipp._tcp` (for CUPS).
+  public var type: String
+  public var host: String
+  public var address: String
+  public var port: Int
+  /// The model its TXT record names, where it does.
+  public var model: String?
+  /// The driver row it matches (its language in `language`), where one does.
+  public var driver: String?
+  public var language: String?
+  /// The configured printer at this address and port, if any.
+  public var printer: String?
+  /// What to do with it: the `--printer` line that adds it, or how to give it to CUPS.
+  public var suggestion: String
+
+  public init(
+    name: String, type: String, host: String, address: String, port: Int, suggestion: String
+  ) {
+    self.name = name
+    self.type = type
+    self.host = host
+    self.address = address
+    self.port = port
+    self.suggestion = suggestion
+  }
+}
+
 /// `devices.list`: `enabled` false when USB is switched off or unavailable (`message`
-/// says why).
+/// says why). labeld adds `network`: the printers DNS-SD finds (`networkMessage` says why
+/// it could not look).
 public struct DevicesResult: Codable, Sendable {
   public var enabled: Bool
   public var message: String?
   public var devices: [USBDeviceInfo]
-  public init(enabled: Bool, message: String?, devices: [USBDeviceInfo]) {
+  public var network: [NetworkDeviceInfo]?
+  public var networkMessage: String?
+  public init(
+    enabled: Bool, message: String?, devices: [USBDeviceInfo],
+    network: [NetworkDeviceInfo]? = nil, networkMessage: String? = nil
+  ) {
     self.enabled = enabled
     self.message = message
     self.devices = devices
+    self.network = network
+    self.networkMessage = networkMessage
+  }
+
+  /// This result with `other`'s network devices added (USB's fields stay this one's).
+  public func merged(with other: DevicesResult) -> DevicesResult {
+    var out = self
+    if let more = other.network { out.network = (out.network ?? []) + more }
+    out.networkMessage = out.networkMessage ?? other.networkMessage
+    out.devices += other.devices
+    return out
   }
 }

@@ -109,9 +109,8 @@ public final class Daemon: Sendable {
         CUPSDiscovery(pins: config.cupsLanguages, stateDirectory: state, log: log))
     }
     sources.append(USBMonitor(settings: config.usb, log: log))
-    if !config.network.printers.isEmpty {
-      sources.append(try NetworkSource(settings: config.network, log: log))
-    }
+    // Also with no printer configured: `devices.list` shows what DNS-SD finds.
+    sources.append(try NetworkSource(settings: config.network, log: log))
     services = Services(
       channel: channel, printers: registry, products: ProductStore(store: store),
       templates: TemplateStore(store: store),

@@ -198,10 +198,14 @@ package final class Dispatcher: Sendable {
       for source in services.sources { await source.refresh() }
       return .result(PrintersResult(printers: services.printers.printers))
     case .devicesList:
+      // Each source's devices (USB's bus, the network's DNS-SD services), together.
+      var merged: DevicesResult?
       for source in services.sources {
-        if let devices = await source.devices() { return .result(devices) }
+        guard let found = await source.devices() else { continue }
+        merged = merged.map { $0.merged(with: found) } ?? found
       }
-      return .result(DevicesResult(enabled: false, message: "USB is switched off", devices: []))
+      return .result(
+        merged ?? DevicesResult(enabled: false, message: "USB is switched off", devices: []))
     case .printersSimulate: return try await printersSimulate(p, context)
     case .productsSave: return try await productsSave(p, context)
     case .productsGet: return try await productsGet(p)

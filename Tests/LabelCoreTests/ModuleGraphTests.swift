@@ -133,7 +133,7 @@ import Testing
     ]
     let own: [String: Set<String>] = [
       "LabelTransportSim": [], "LabelTransportCUPS": ["LabelCUPS"],
-      "LabelTransportUSB": ["LabelUSB"], "LabelTransportNet": [],
+      "LabelTransportUSB": ["LabelUSB"], "LabelTransportNet": ["CAvahi"],
     ]
     let transports = graph.keys.filter { $0.hasPrefix("LabelTransport") }
     #expect(Set(transports) == Set(own.keys), "transports: \(transports.sorted())")
