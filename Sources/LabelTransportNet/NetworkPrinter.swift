@@ -49,6 +49,8 @@ package final class NetworkPrinter: PrinterTransport {
     var faultGeneration = 0
     /// When the printer last answered a status with no fault (the copy before this one).
     var lastClean: ContinuousClock.Instant?
+    /// The media its status reports (Brother QL), when none is configured.
+    var reportedMedia: Media?
   }
 
   /// A clean answer this recent stands for the status before the next copy: a queue of
@@ -74,10 +76,12 @@ package final class NetworkPrinter: PrinterTransport {
   package var id: String { "net:\(spec.name)" }
 
   package var descriptor: Printer {
-    let media = spec.widthMM.map { width in
-      let length = spec.lengthMM ?? 0
-      return Media(widthMM: width, lengthMM: length, kind: length == 0 ? "continuous" : "labels")
-    }
+    // Configured media first; else what the printer's status says is loaded.
+    let media =
+      spec.widthMM.map { width in
+        let length = spec.lengthMM ?? 0
+        return Media(widthMM: width, lengthMM: length, kind: length == 0 ? "continuous" : "labels")
+      } ?? state.withLock { $0.reportedMedia }
     return Printer(
       id: id, name: spec.name, transport: .net, model: model.displayName,
       language: spec.language,
@@ -127,6 +131,7 @@ package final class NetworkPrinter: PrinterTransport {
       kick.signal()
       throw error
     }
+    if let status { await note(status) }
     guard let status, !status.faults.isEmpty else { return }
     // The label is in the printer and prints when the fault clears: report the fault,
     // wait for it to go, and count the copy then (never send it again).
@@ -285,6 +290,17 @@ package final class NetworkPrinter: PrinterTransport {
     await state.withLock { $0.sink }?.update(faults: faults)
   }
 
+  /// Keeps the media a status reports (when none is configured); the printer is published
+  /// again when it changes.
+  private func note(_ status: DeviceStatus) async {
+    guard spec.widthMM == nil, let media = status.media else { return }
+    let changed = state.withLock { s in
+      defer { s.reportedMedia = media }
+      return s.reportedMedia != media
+    }
+    if changed { await state.withLock { $0.sink }?.update(faults: nil) }
+  }
+
   /// The printer's faults now: `offline` when it does not accept a connection,
   /// `communication` when it does not answer its status, else what it answers.
   private func poll() async -> (faults: [Reason], generation: Int) {
@@ -301,7 +317,9 @@ package final class NetworkPrinter: PrinterTransport {
     switch read {
     case .failure(let error): return ([error.reason], generation)
     case .success(nil): return ([], generation)
-    case .success(.status(let s)?): return (s.faults, generation)
+    case .success(.status(let s)?):
+      await note(s)
+      return (s.faults, generation)
     case .success(_?): return ([.communication], generation)
     }
   }

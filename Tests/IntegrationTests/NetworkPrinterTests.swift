@@ -219,11 +219,19 @@ final class NetEmulator: @unchecked Sendable {
     let snmp = try #require(ql.snmpPort)
     try ql.control("cover open")
     #expect(ql.waitForEvent("did cover open"))
+    // No media configured: the roll comes from the printer's SNMP status.
     let spec =
-      "ql=socket://127.0.0.1:\(ql.port),language=brother-ql,model=QL-820NWB,width=62,length=0,"
-      + "snmp-port=\(snmp)"
+      "ql=socket://127.0.0.1:\(ql.port),language=brother-ql,model=QL-820NWB,snmp-port=\(snmp)"
     try withDaemon(["--printer", spec]) { d in
       let c = try d.client()
+      // Its first status poll tells it (waited for, not timed: up to 10 s).
+      var media: Media?
+      for _ in 0..<200 where media == nil {
+        media = try c.call("printers.list", as: PrintersResult.self).printers
+          .first { $0.id == "net:ql" }?.media
+        if media == nil { usleep(50_000) }
+      }
+      #expect(media == Media(widthMM: 62, lengthMM: 0, kind: "continuous"))
       let w = try d.client()
       try w.call("subscribe", ["topics": ["jobs", "alerts"]])
       let card = RasterPrintingTests.testCard(width: 300, height: 200)
