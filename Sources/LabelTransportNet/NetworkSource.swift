@@ -3,6 +3,7 @@ import LabelCore
 import LabelLanguages
 import LabelLog
 import LabelScheduler
+import Synchronization
 
 /// The configured network printers: each is adopted at start-up and stays (a printer that
 /// does not answer is `offline`, not gone). labeld prints to no network printer it found
@@ -46,10 +47,26 @@ package final class NetworkSource: PrinterSource {
   /// How long `devices.list` listens for DNS-SD answers.
   package static let browseMS: Int32 = 1500
 
-  /// The network printers DNS-SD finds now (a browse of `browseMS`), each with the
-  /// configuration line that would add it; USB's fields are left to the USB source.
+  /// How long one browse's answer stands for the next `devices.list`: callers at the same
+  /// moment (or a client asking in a loop) share one browse instead of queueing 1.5 s each.
+  package static let browseReuse: Duration = .seconds(5)
+  private let lastBrowse = Mutex<(at: ContinuousClock.Instant, found: Result<[DNSSD.Service], DNSSD.Failure>)?>(nil)
+
+  /// The network printers DNS-SD finds now (a browse of `browseMS`, or the one that ended
+  /// less than `browseReuse` ago), each with the configuration line that would add it;
+  /// USB's fields are left to the USB source.
   package func devices() async -> DevicesResult? {
-    let found = await browsing.run { DNSSD.browse(timeoutMS: Self.browseMS) }
+    // One browse at a time (a serial queue): who waited behind it takes its answer.
+    let found = await browsing.run { () -> Result<[DNSSD.Service], DNSSD.Failure> in
+      if let last = self.lastBrowse.withLock({ $0 }),
+        ContinuousClock.now - last.at < Self.browseReuse
+      {
+        return last.found
+      }
+      let found = DNSSD.browse(timeoutMS: Self.browseMS)
+      self.lastBrowse.withLock { $0 = (.now, found) }
+      return found
+    }
     switch found {
     case .failure(let why):
       return DevicesResult(
