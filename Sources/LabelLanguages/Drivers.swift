@@ -179,42 +179,47 @@ public enum DriverTable {
   /// every model, match by the model in their device id ("MDL:LabelWriter 450 Turbo"; the
   /// command set is empty on a real LW 450). Longer names come first, so that "LabelWriter
   /// 450 Turbo" is not taken for the 450.
-  private static let dymoLWModels: [ModelEntry] = [
-    ("LabelWriter 450", UInt16?(0x0020), 58.7),
-    ("LabelWriter 450 Turbo", nil, 58.7),
-    ("LabelWriter 450 Twin Turbo", nil, 58.7),
-    ("LabelWriter 450 Duo", nil, 58.7),
-    ("LabelWriter 4XL", nil, 106),
-    ("LabelWriter 400", 0x0019, 58.7),
-    ("LabelWriter 400 Turbo", 0x001A, 58.7),
-    ("LabelWriter 330", 0x0007, 58.7),
-    ("LabelWriter 330 Turbo", nil, 58.7),
-    ("LabelWriter 320", nil, 58.7),
-    ("LabelWriter 315", nil, 58.7),
-    ("LabelWriter 310", 0x0009, 58.7),
-  ].sorted { $0.0.count > $1.0.count }.map { name, product, widest in
-    ModelEntry(
-      name: "DYMO \(name)", make: "DYMO", displayName: "DYMO \(name)", language: .dymoLW,
-      vendorID: dymoVendor, productID: product, modelPrefixes: [name.lowercased()],
-      capabilities: Capabilities(
-        dpi: [300], widthMM: 10...widest, finishing: [.tear], darkness: 0...3,
-        confirmation: .statusAfterSend))
-  }
+  private static let dymoLWModels: [ModelEntry] = dymo(
+    language: .dymoLW,
+    [
+      ("LabelWriter 450", UInt16?(0x0020), 58.7),
+      ("LabelWriter 450 Turbo", nil, 58.7),
+      ("LabelWriter 450 Twin Turbo", nil, 58.7),
+      ("LabelWriter 450 Duo", nil, 58.7),
+      ("LabelWriter 4XL", nil, 106),
+      ("LabelWriter 400", 0x0019, 58.7),
+      ("LabelWriter 400 Turbo", 0x001A, 58.7),
+      ("LabelWriter 330", 0x0007, 58.7),
+      ("LabelWriter 330 Turbo", nil, 58.7),
+      ("LabelWriter 320", nil, 58.7),
+      ("LabelWriter 315", nil, 58.7),
+      ("LabelWriter 310", 0x0009, 58.7),
+    ])
 
   /// The LabelWriter 550 series: 300 dpi, a 672-dot head (1248 on the 5XL), DYMO's
   /// NFC-tagged rolls only. Product ids where two sources agree (the 550's and the 5XL's);
   /// every model also by "MDL:LabelWriter 550 …". Longer names first.
-  private static let dymoLW5Models: [ModelEntry] = [
-    ("LabelWriter 550", UInt16?(0x0028), 58.7),
-    ("LabelWriter 550 Turbo", nil, 58.7),
-    ("LabelWriter 5XL", 0x002A, 106),
-  ].sorted { $0.0.count > $1.0.count }.map { name, product, widest in
-    ModelEntry(
-      name: "DYMO \(name)", make: "DYMO", displayName: "DYMO \(name)", language: .dymoLW5,
-      vendorID: dymoVendor, productID: product, modelPrefixes: [name.lowercased()],
-      capabilities: Capabilities(
-        dpi: [300], widthMM: 10...widest, finishing: [.tear], darkness: 0...3,
-        confirmation: .statusAfterSend))
+  private static let dymoLW5Models: [ModelEntry] = dymo(
+    language: .dymoLW5,
+    [
+      ("LabelWriter 550", UInt16?(0x0028), 58.7),
+      ("LabelWriter 550 Turbo", nil, 58.7),
+      ("LabelWriter 5XL", 0x002A, 106),
+    ])
+
+  /// LabelWriter rows of `language` from (model, product id, widest label in mm): 300 dpi,
+  /// tear-off, four densities, matched by `MDL:` with the longest names first.
+  private static func dymo(
+    language: PrinterLanguage, _ rows: [(String, UInt16?, Double)]
+  ) -> [ModelEntry] {
+    rows.sorted { $0.0.count > $1.0.count }.map { name, product, widest in
+      ModelEntry(
+        name: "DYMO \(name)", make: "DYMO", displayName: "DYMO \(name)", language: language,
+        vendorID: dymoVendor, productID: product, modelPrefixes: [name.lowercased()],
+        capabilities: Capabilities(
+          dpi: [300], widthMM: 10...widest, finishing: [.tear], darkness: 0...3,
+          confirmation: .statusAfterSend))
+    }
   }
 
   /// The row named `name` for `language` (the generic rows included).

@@ -3,7 +3,7 @@ import LabelCore
 /// DYMO LabelWriter 550, 550 Turbo and 5XL: a job with its labels as `ESC D` blocks
 /// (`DymoLW5Encoder`), status from the 32-byte answer to `ESC A` (`DymoLW5Status`), with
 /// the labels left on the roll.
-public struct DymoLW5Driver: LanguageDriver {
+public struct DymoLW5Driver: LabelWriterDriver {
   public let model: ModelEntry
   public var density: DymoLWDensity?
 
@@ -12,31 +12,15 @@ public struct DymoLW5Driver: LanguageDriver {
       throw DriverError("\(model.name) is not a DYMO LabelWriter 550 model")
     }
     self.model = model
-    density = WholeLabelPage.density(settings, model: model).flatMap(DymoLWDensity.init)
+    density = Self.density(settings, model: model)
   }
 
   public var language: PrinterLanguage { .dymoLW5 }
 
-  /// 1248 dots on the 5XL, 672 on the 550 and 550 Turbo (300 dpi).
-  public var headDots: Int { DymoLWHead.dots(model) }
-
   // MARK: pages
 
-  /// The label's width (or the head's), the image's length: the roll's NFC tag gives the
-  /// printer the label's length.
-  public func assumedMedia(labelWidthMM: Double?) -> Media {
-    Media(widthMM: labelWidthMM ?? 0, lengthMM: 0)
-  }
-
-  /// As the 4xx: from the label's left edge, at most the head's width.
-  public func pageArea(media: Media, dpi: Int) throws(DriverError) -> PageArea {
-    try DymoLWHead.area(media: media, dpi: dpi, model: model, headDots: headDots)
-  }
-
   public func encode(pages: [Bitmap], media: Media, dpi: Int) throws(DriverError) -> [UInt8] {
-    guard dpi == 300 else {
-      throw DriverError("\(model.displayName) prints at 300 dpi, not \(dpi)")
-    }
+    try checkResolution(dpi)
     return DymoLW5Encoder.encode(
       pages,
       options: DymoLW5Options(

@@ -50,7 +50,9 @@ package final class NetworkSource: PrinterSource {
   /// How long one browse's answer stands for the next `devices.list`: callers at the same
   /// moment (or a client asking in a loop) share one browse instead of queueing 1.5 s each.
   package static let browseReuse: Duration = .seconds(5)
-  private let lastBrowse = Mutex<(at: ContinuousClock.Instant, found: Result<[DNSSD.Service], DNSSD.Failure>)?>(nil)
+  private let lastBrowse = Mutex<
+    (at: ContinuousClock.Instant, found: Result<[DNSSD.Service], DNSSD.Failure>)?
+  >(nil)
 
   /// The network printers DNS-SD finds now (a browse of `browseMS`, or the one that ended
   /// less than `browseReuse` ago), each with the configuration line that would add it;
