@@ -117,16 +117,25 @@ import LabelRender
   }
   var bitmap = Bitmap(width: 812, height: 1218)
   for i in 0..<60 { bitmap.fill(x: (i * 37) % 700, y: (i * 53) % 1150, width: 90, height: 50) }
-  let media = Media(widthMM: 101.6, lengthMM: 152.4, kind: "labels")
+  return encodingRow(
+    "EPL2, 4 x 6 in at 203 dpi", driver: driver, page: bitmap,
+    media: Media(widthMM: 101.6, lengthMM: 152.4, kind: "labels"), dpi: 203
+  ) { (try? EPL2Decoder().decode($0).pages.first?.image) == bitmap }
+}
+
+/// One label encoded 500 times with `driver`: a row of the encode time per label, and one
+/// saying so when its bytes do not decode back to `page`.
+@MainActor func encodingRow(
+  _ name: String, driver: any LanguageDriver, page: Bitmap, media: Media, dpi: Int,
+  decodesBack: ([UInt8]) -> Bool
+) -> String {
   let n = 500
   var bytes: [UInt8] = []
   let t0 = now()
-  for _ in 0..<n { bytes = (try? driver.encode(pages: [bitmap], media: media, dpi: 203)) ?? [] }
+  for _ in 0..<n { bytes = (try? driver.encode(pages: [page], media: media, dpi: dpi)) ?? [] }
   let us = Double(now() - t0) / 1e3 / Double(n)
-  let decoded = (try? EPL2Decoder().decode(bytes).pages.first?.image) == bitmap
-  return String(
-    format: "| EPL2, 4 x 6 in at 203 dpi (%d bytes), encode per label (µs) | %.1f |\n",
-    bytes.count, us) + (decoded ? "" : "| EPL2 round trip failed | |\n")
+  return String(format: "| %@ (%d bytes), encode per label (µs) | %.1f |\n", name, bytes.count, us)
+    + (decodesBack(bytes) ? "" : "| \(name): round trip failed | |\n")
 }
 
 /// A product label, 62 x 100 mm at 300 dpi (bold name shrunk to fit, price, EAN-13, Code 128,
@@ -186,44 +195,34 @@ import LabelRender
   return line
 }
 
-/// A 2.25 x 1.25 in label at 300 dpi (the head's 672 dots x 375 lines: DYMO 30334) as DYMO
-/// LabelWriter lines, and decoded back (issue #15).
+/// A 2.25 x 1.25 in label at 300 dpi (the head's 672 dots x 375 lines: DYMO 30334).
+func dymoLabel() -> Bitmap {
+  var bitmap = Bitmap(width: 672, height: 375)
+  for i in 0..<30 { bitmap.fill(x: (i * 37) % 600, y: (i * 53) % 330, width: 70, height: 40) }
+  for x in stride(from: 20, to: 640, by: 6) { bitmap.fill(x: x, y: 300, width: 3, height: 60) }
+  return bitmap
+}
+
+/// That label as DYMO LabelWriter 4xx lines, and decoded back (issue #15).
 @MainActor func dymoLWEncoding() -> String {
   guard let model = DriverTable.model(named: "DYMO LabelWriter 450", language: .dymoLW),
     let driver = try? DymoLWDriver(model: model)
   else { return "| DYMO LabelWriter | no driver |\n" }
-  var bitmap = Bitmap(width: 672, height: 375)
-  for i in 0..<30 { bitmap.fill(x: (i * 37) % 600, y: (i * 53) % 330, width: 70, height: 40) }
-  for x in stride(from: 20, to: 640, by: 6) { bitmap.fill(x: x, y: 300, width: 3, height: 60) }
-  let media = Media(widthMM: 57.15, lengthMM: 31.75, kind: "labels")
-  let n = 500
-  var bytes: [UInt8] = []
-  let t0 = now()
-  for _ in 0..<n { bytes = (try? driver.encode(pages: [bitmap], media: media, dpi: 300)) ?? [] }
-  let us = Double(now() - t0) / 1e3 / Double(n)
-  let decoded = (try? DymoLWDecoder().decode(bytes).pages.first?.image) == bitmap
-  return String(
-    format:
-      "| DYMO LabelWriter, 2.25 x 1.25 in at 300 dpi (%d bytes), encode per label (µs) | %.1f |\n",
-    bytes.count, us) + (decoded ? "" : "| DYMO LabelWriter round trip failed | |\n")
+  let bitmap = dymoLabel()
+  return encodingRow(
+    "DYMO LabelWriter, 2.25 x 1.25 in at 300 dpi", driver: driver, page: bitmap,
+    media: Media(widthMM: 57.15, lengthMM: 31.75, kind: "labels"), dpi: 300
+  ) { (try? DymoLWDecoder().decode($0).pages.first?.image) == bitmap }
 }
 
-/// The same 2.25 x 1.25 in label as a LabelWriter 550 job (issue #15).
+/// The same label as a LabelWriter 550 job (issue #15).
 @MainActor func dymoLW5Encoding() -> String {
   guard let model = DriverTable.model(named: "DYMO LabelWriter 550", language: .dymoLW5),
     let driver = try? DymoLW5Driver(model: model)
   else { return "| DYMO LabelWriter 550 | no driver |\n" }
-  var bitmap = Bitmap(width: 672, height: 375)
-  for i in 0..<30 { bitmap.fill(x: (i * 37) % 600, y: (i * 53) % 330, width: 70, height: 40) }
-  let media = Media(widthMM: 57.15, lengthMM: 31.75, kind: "labels")
-  let n = 500
-  var bytes: [UInt8] = []
-  let t0 = now()
-  for _ in 0..<n { bytes = (try? driver.encode(pages: [bitmap], media: media, dpi: 300)) ?? [] }
-  let us = Double(now() - t0) / 1e3 / Double(n)
-  let decoded = (try? DymoLW5Decoder().decode(bytes).pages.first?.image) == bitmap
-  return String(
-    format:
-      "| DYMO LabelWriter 550, the same label (%d bytes), encode per label (µs) | %.1f |\n",
-    bytes.count, us) + (decoded ? "" : "| DYMO LabelWriter 550 round trip failed | |\n")
+  let bitmap = dymoLabel()
+  return encodingRow(
+    "DYMO LabelWriter 550, the same label", driver: driver, page: bitmap,
+    media: Media(widthMM: 57.15, lengthMM: 31.75, kind: "labels"), dpi: 300
+  ) { (try? DymoLW5Decoder().decode($0).pages.first?.image) == bitmap }
 }
