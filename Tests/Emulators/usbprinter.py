@@ -64,6 +64,8 @@ import sys
 import threading
 import time
 
+import zebra_status
+
 import gi
 
 gi.require_version("UMockdev", "1.0")
@@ -653,19 +655,10 @@ class Zebra(Printer):
     def hqes(self):
         if self.garbage:
             return b"\x02\x7f\x00\xffnot a status\x1b\x03\r\n"
-        e = self.error_flags
-        return (
-            "\x02\r\n\r\n  PRINTER STATUS\r\n   ERRORS:         %d %08X %08X\r\n"
-            "   WARNINGS:       0 00000000 00000000\r\n\x03\r\n" % (1 if e else 0, e >> 32, e & 0xFFFFFFFF)
-        ).encode()
+        return zebra_status.hqes(self.error_flags)
 
     def hs(self):
-        e = self.error_flags
-        return (
-            "\x02030,%d,%d,1245,%03d,0,0,0,000,0,0,0\x03\r\n"
-            "\x02001,0,%d,0,1,2,6,0,00000000,1,000\x03\r\n"
-            "\x021234,0\x03\r\n" % (e & 1, 1 if e & 0x10000 else 0, len(self.waiting), 1 if e & 4 else 0)
-        ).encode()
+        return zebra_status.hs(self.error_flags, len(self.waiting))
 
     def command(self, words):
         if words[0] == "errors":
