@@ -60,25 +60,11 @@ final class NetEmulator: @unchecked Sendable {
     try? FileManager.default.removeItem(at: directory)
   }
 
-  func control(_ line: String) throws {
-    let fd = open(directory.appendingPathComponent("control").path, O_WRONLY)
-    guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-    defer { close(fd) }
-    let bytes = Array((line + "\n").utf8)
-    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-  }
+  func control(_ line: String) throws { try EmulatorFiles(directory).control(line) }
 
   @discardableResult
   func waitForEvent(_ text: String, timeout: Double = 10) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-      let events =
-        (try? String(contentsOf: directory.appendingPathComponent("events.log"), encoding: .utf8))
-        ?? ""
-      if events.contains(text) { return true }
-      usleep(20_000)
-    }
-    return false
+    EmulatorFiles(directory).waitForEvent(text, timeout: timeout)
   }
 
   var labels: [String] {

@@ -60,28 +60,15 @@ final class USBEmulator: @unchecked Sendable {
   }
 
   /// Tells the emulator something (`A1 cover open`).
-  func control(_ line: String) throws {
-    let fd = open(output.appendingPathComponent("control").path, O_WRONLY)
-    guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-    defer { close(fd) }
-    let bytes = Array((line + "\n").utf8)
-    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-  }
+  func control(_ line: String) throws { try EmulatorFiles(output).control(line) }
 
   /// Waits until the emulator's event log has a line containing `text`.
   @discardableResult
   func waitForEvent(_ text: String, timeout: Double = 10) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-      if events.contains(text) { return true }
-      usleep(20_000)
-    }
-    return false
+    EmulatorFiles(output).waitForEvent(text, timeout: timeout)
   }
 
-  var events: String {
-    (try? String(contentsOf: output.appendingPathComponent("events.log"), encoding: .utf8)) ?? ""
-  }
+  var events: String { EmulatorFiles(output).events }
 
   /// Files the printer `serial` wrote with `prefix` ("page-", "label-").
   func files(_ serial: String, prefix: String) -> [String] {
@@ -156,5 +143,37 @@ extension LabelClient {
   func waitForJob(_ id: Int, state: String = "completed", timeout: Double = 20) throws -> JSONValue
   {
     try waitFor("job", timeout: timeout) { $0["id"] == .int(id) && $0["state"] == .string(state) }
+  }
+}
+
+/// An emulator's directory as the tests use it (Tests/Emulators: the USB and the network
+/// printers alike): the FIFO `control` that takes commands, the `events.log` it appends.
+struct EmulatorFiles {
+  let directory: URL
+  init(_ directory: URL) { self.directory = directory }
+
+  /// Writes one command line to the emulator's control FIFO.
+  func control(_ line: String) throws {
+    let fd = open(directory.appendingPathComponent("control").path, O_WRONLY)
+    guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    defer { close(fd) }
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+  }
+
+  /// Waits (at most `timeout` seconds) until the event log has a line containing `text`.
+  @discardableResult
+  func waitForEvent(_ text: String, timeout: Double = 10) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      if events.contains(text) { return true }
+      usleep(20_000)
+    }
+    return false
+  }
+
+  var events: String {
+    (try? String(contentsOf: directory.appendingPathComponent("events.log"), encoding: .utf8))
+      ?? ""
   }
 }
