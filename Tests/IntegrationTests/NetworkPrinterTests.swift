@@ -242,4 +242,43 @@ final class NetEmulator: @unchecked Sendable {
       USBPrinterTests.expectPage(printed, equals: card)
     }
   }
+
+  /// A QL whose SNMP agent does not answer (nothing listens on the configured port): its job
+  /// waits with a `communication` alert naming it, and nothing is sent to the printer.
+  @Test(.enabled(if: NetEmulator.qlUnavailable == nil, "\(NetEmulator.qlUnavailable ?? "")"))
+  func brotherQL_silentSNMP_isACommunicationFault_andNothingIsSent() throws {
+    let ql = try NetEmulator(kind: "ql")
+    // A UDP port nothing listens on: taken and let go.
+    let probe = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(probe, $0, length)
+        return getsockname(probe, $0, &length)
+      }
+    }
+    let closedPort = Int(UInt16(bigEndian: address.sin_port))
+    close(probe)
+    let spec =
+      "ql=socket://127.0.0.1:\(ql.port),language=brother-ql,width=62,length=0,"
+      + "snmp-port=\(closedPort)"
+    try withDaemon(["--printer", spec]) { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs", "alerts"]])
+      let id = try USBPrinterTests.submitPNG(
+        c, printer: "net:ql", RasterPrintingTests.testCard(width: 100, height: 60))
+      let alert = try w.waitFor("alert", timeout: 30) {
+        $0["kind"] == "printerError" && $0["printer"] == "net:ql" && $0["state"] == "active"
+          && $0["reason"] == "communication" && $0["job"] == .int(id)
+      }
+      #expect(alert["message"]?.stringValue?.isEmpty == false)
+      #expect(ql.file("job-1.ql") == nil)
+      let job = try c.call("jobs.get", ["job": .int(id)], as: JobResult.self).job
+      #expect(job.state == .pending || job.state == .processing)
+    }
+  }
 }
