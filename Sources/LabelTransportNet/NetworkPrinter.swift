@@ -103,6 +103,14 @@ package final class NetworkPrinter: PrinterTransport {
     return .none
   }
 
+  /// The status request's name, for messages: the language's, or the SNMP object.
+  private var statusName: String {
+    if case .snmp(let oid) = channel {
+      return "SNMP status (\(oid.map(String.init).joined(separator: ".")))"
+    }
+    return driver.statusRequestName
+  }
+
   /// Whether a copy is confirmed by the printer's status after it (else it counts once
   /// the printer took every byte).
   private var confirms: Bool {
@@ -146,7 +154,7 @@ package final class NetworkPrinter: PrinterTransport {
       guard case .status(let s) = again else {
         throw TransportError(
           reason: .communication,
-          message: "\(spec.name): stopped answering \(driver.statusRequestName) while job \(job) "
+          message: "\(spec.name): stopped answering its \(statusName) while job \(job) "
             + "waited in it; the copy is not counted and is sent again once it answers")
       }
       if s.faults.isEmpty { break }
@@ -159,7 +167,7 @@ package final class NetworkPrinter: PrinterTransport {
   /// job (nil when the printer cannot be asked).
   private func send(_ bytes: [UInt8], job: Int, cancelled: () -> Bool) throws -> DeviceStatus? {
     let link = try connect(job: job)
-    let request = driver.statusRequestName
+    let request = statusName
     let recent = state.withLock { s in
       s.lastClean.map { ContinuousClock.now - $0 < Self.freshStatus } ?? false
     }
