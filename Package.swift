@@ -41,8 +41,8 @@ let package = Package(
     .target(name: "LabelUSB", dependencies: ["CLibUSB"]),
     // Thin POSIX layer: errno-safe syscalls, Unix sockets, peer credentials, socket paths.
     // Linux epoll and eventfd (part of libc: no library to link).
-    .systemLibrary(name: "CEpoll"),
-    .target(name: "LabelPOSIX", dependencies: ["CEpoll"]),
+    .systemLibrary(name: "CLinux"),
+    .target(name: "LabelPOSIX", dependencies: ["CLinux"]),
     // The daemon's layers, bottom up (docs/architecture.md draws the graph; ModuleGraphTests
     // checks it). The log: journald-prefixed lines on stderr.
     .target(name: "LabelLog"),

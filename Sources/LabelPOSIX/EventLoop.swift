@@ -1,4 +1,4 @@
-import CEpoll
+import CLinux
 import Synchronization
 
 #if canImport(Glibc)

@@ -314,11 +314,19 @@ private func clock(_ seconds: Double) -> String {
     let minutes = String(format: "%g-minute medians", Double(o.window) * o.interval / 60)
     let rate = windows(judged.map { ($0.elapsed, $0.load.requestsPerSecond) }, size: o.window)
     let rss = windows(judged.map { ($0.elapsed, Double($0.metrics.rssKB) / 1024) }, size: o.window)
+    // What a request costs labeld (its CPU, printers' work included, over the requests
+    // answered): the cost that must not grow with history, whatever the machine's other
+    // load does to the rate. Reported, not judged.
+    let cost = windows(
+      judged.map { ($0.elapsed, $0.labeldCPU * 10 / max(1, $0.load.requestsPerSecond)) },
+      size: o.window)
     emit("")
-    emit("| window ending | requests/s (median) | RSS MB (median) |")
-    emit("|---:|---:|---:|")
-    for (r, m) in zip(rate, rss) {
-      emit(String(format: "| %@ | %.0f | %.1f |", clock(r.time), r.value, m.value))
+    emit(
+      "| window ending | requests/s (median) | RSS MB (median) | labeld CPU ms per request (median) |"
+    )
+    emit("|---:|---:|---:|---:|")
+    for ((r, m), c) in zip(zip(rate, rss), cost) {
+      emit(String(format: "| %@ | %.0f | %.1f | %.3f |", clock(r.time), r.value, m.value, c.value))
     }
     if let low = judged.min(by: { $0.load.requestsPerSecond < $1.load.requestsPerSecond }),
       let high = judged.max(by: { $0.load.requestsPerSecond < $1.load.requestsPerSecond })

@@ -111,6 +111,12 @@ struct Options {
         + "print in two colours (elements with \"color\": \"red\" in red) while a 62 mm "
         + "continuous roll is loaded. Only the QL-800, QL-810W and QL-820NWB print red."),
     OptionSpec(
+      "--rest-after", value: "SECONDS",
+      help: "Once labeld has used under 2% of a core for SECONDS (default 10; 0: never), it "
+        + "hands back memory it is not using: it unmaps the code and read-only data it ran "
+        + "last (they stay in the page cache; what the next request runs is mapped again) and "
+        + "returns the heap's free pages. Again after each busy spell."),
+    OptionSpec(
       "--log-level", value: "LEVEL",
       help: "error, warning, notice, info (default) or debug."),
     OptionSpec(
@@ -288,6 +294,7 @@ struct Options {
         }
         config.usb.enabled = on
       case "--usb-timeout-ms": config.usb.timeouts.statusMS = UInt32(try integer(50...600_000))
+      case "--rest-after": config.restAfter = .seconds(try integer(0...86_400))
       case "--printer":
         let spec = try NetworkPrinterSpec.parse(value)
         config.network.printers.removeAll { $0.name == spec.name }
@@ -378,6 +385,7 @@ struct Options {
       "job-history-days = \(Int(c.jobHistoryAge / 86_400))",
       "interrupted-jobs = \(c.interruptedJobs.rawValue)",
       "busy-timeout-ms = \(c.busyTimeoutMS)",
+      "rest-after = \(c.restAfter.components.seconds)",
       "cups = \(c.cups ? "yes" : "no")",
       "usb = \(c.usb.enabled ? "yes" : "no")",
     ]

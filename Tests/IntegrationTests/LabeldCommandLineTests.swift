@@ -44,10 +44,42 @@ import Testing
     #expect(vout.contains(LabelVersion.version))
   }
 
+  /// labeld(8) has a paragraph for every option of `--help`, and labeld.conf(5) one for
+  /// every key (each option with a value, and cups and usb): the manuals cannot fall behind.
+  @Test func manPages_nameEveryOption() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let manual = try String(
+      contentsOf: root.appendingPathComponent("man/labeld.8"), encoding: .utf8)
+    let conf = try String(
+      contentsOf: root.appendingPathComponent("man/labeld.conf.5"), encoding: .utf8)
+    let (_, help, _) = try Self.run(["--help"])
+    var options: [(name: String, takesValue: Bool)] = []
+    for row in help.split(separator: "\n") where row.hasPrefix("  -") {
+      let head = row.dropFirst(2).components(separatedBy: "  ").first ?? ""
+      for name in head.components(separatedBy: ", ") {
+        let words = name.split(separator: " ")
+        guard let flag = words.first, flag.hasPrefix("--") else { continue }
+        options.append((String(flag), words.count > 1))
+      }
+    }
+    #expect(options.count > 25, "read from --help: \(options)")
+    for (name, takesValue) in options {
+      #expect(
+        manual.contains(name.replacingOccurrences(of: "-", with: "\\-")),
+        "man/labeld.8 does not describe \(name)")
+      let key = String(name.dropFirst(2))
+      guard takesValue && name != "--config" || key == "cups" || key == "usb" else { continue }
+      let described = [".B \(key)\n", ".B \(key)\\fR", "\\fB\(key)\\fR", "\\fB\(key)\n"]
+        .contains { conf.contains($0) }
+      #expect(described, "man/labeld.conf.5 does not describe the key \(key)")
+    }
+  }
+
   @Test(arguments: [
     ["--bogus"], ["--socket"], ["--simulate", "zebra"], ["--simulate", "z=zpl,dpi=1"],
     ["--max-message-bytes", "ten"], ["--log-level", "loud"], ["--cups-language", "label"],
-    ["--cups-language", "label=epl"],
+    ["--cups-language", "label=epl"], ["--rest-after", "-1"], ["--rest-after", "soon"],
   ])
   func usageErrors_exit64_withAMessage(args: [String]) throws {
     let (status, _, err) = try Self.run(args)
