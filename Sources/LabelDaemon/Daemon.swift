@@ -178,9 +178,11 @@ public final class Daemon: Sendable {
 
   /// Hands back what an idle labeld does not use (`RestingMemory`: code and read-only data
   /// it ran last, free heap pages) once it has used under 2% of a core for `period`: after
-  /// start-up, then again after work (50 ms of CPU since the last time: a few dozen
-  /// requests, or minutes of idle polling), so a labeld left alone for months is as small
-  /// as one that has just started. A release costs about a millisecond of CPU.
+  /// start-up, then again after work (50 ms of CPU since the last time: a few hundred
+  /// jobs, thousands of listings, or long idle polling), so a labeld left alone for months
+  /// is as small as one that has just started. A release costs 2–3 ms of CPU, and the
+  /// first request after it about half a millisecond more than it would have
+  /// (docs/benchmarks.md).
   private static func handBackAtRest(after period: Duration, log: Logger) async {
     var last = RestingMemory.processCPUTime()
     var atRelease: Duration?
