@@ -190,12 +190,19 @@ package final class JobStore: Sendable {
     }
   }
 
-  /// Whether any job, ended or not, names `printer` (through the printer index).
+  package static let anyJobSQL = "SELECT 1 FROM jobs WHERE printer = ? LIMIT 1"
+
+  /// Whether any job, ended or not, names `printer`: through the printer index (every job
+  /// has its row before it is in memory), in O(log n) however many wait. Only when the
+  /// store cannot answer are the jobs in memory looked through.
   package func anyJob(for printer: String) async throws(SaveFailure) -> Bool {
-    if cache.withLock({ $0.values.contains { $0.printer == printer } }) { return true }
-    return try await store.run { db throws(SQLiteError) in
-      try db.statement("SELECT 1 FROM jobs WHERE printer = ? LIMIT 1").bind(printer)
-        .first { _ in true } ?? false
+    do {
+      return try await store.run { db throws(SQLiteError) in
+        try db.statement(Self.anyJobSQL).bind(printer).first { _ in true } ?? false
+      }
+    } catch {
+      if cache.withLock({ $0.values.contains { $0.printer == printer } }) { return true }
+      throw error
     }
   }
 

@@ -85,6 +85,11 @@ struct QueryPlanTests {
       Self.expectIndexed(lines, "state \(state)")
       #expect(lines.contains { $0.contains("jobs_by_state") }, "\(lines)")
     }
+    // Whether a printer that is not here has jobs (`jobs.list` of an absent printer):
+    // through the printer index, not through the jobs in memory.
+    let known = try Self.plan(db, JobStore.anyJobSQL, ["sim:gone"])
+    Self.expectIndexed(known, "any job of a printer")
+    #expect(known.contains { $0.contains("jobs_by_printer") }, "\(known)")
     // The id a `since` starts from, and the history bounds of pruning.
     Self.expectIndexed(try Self.plan(db, JobStore.firstIDSQL, [2000.0]), "since")
     // Pruning reads the newest ended jobs and deletes the older ones through the state
