@@ -42,6 +42,12 @@ public struct RPCError: Error, Sendable, Equatable {
     RPCError(.invalidRequest, "invalid request: \(detail)")
   }
   public static let messageTooLarge = RPCError(.invalidRequest, "message too large")
+  /// labeld addition: a request line past 64 KiB that did not end within the limit.
+  public static func requestLineTimedOut(seconds: Double) -> RPCError {
+    RPCError(
+      .invalidRequest,
+      "request line not completed: it passed 64 KiB and did not end within \(Int(seconds)) s")
+  }
   public static func methodNotFound(_ method: String) -> RPCError {
     RPCError(.methodNotFound, "method not found: \(method)", data: ["method": .string(method)])
   }

@@ -27,6 +27,8 @@ public struct DaemonConfig: Sendable, Equatable {
   public var cupsLanguages: [String: PrinterLanguage] = [:]
   public var maxMessageBytes = 1 << 20
   public var maxQueuedMessages = 1024
+  /// Seconds a request line past 64 KiB has to end (`ConnectionLimits.longLineSeconds`).
+  public var longLineSeconds = 30
   public var alertRetentionCount = 10_000
   public var alertRetentionAge: TimeInterval = 7 * 86_400
   public var jobHistoryCount = 10_000
@@ -127,6 +129,7 @@ public final class Daemon: Sendable {
     var limits = ConnectionLimits()
     limits.maxMessageBytes = config.maxMessageBytes
     limits.maxQueuedMessages = config.maxQueuedMessages
+    limits.longLineSeconds = Double(config.longLineSeconds)
     server = try Server(
       listenFD: fd, ownedPath: owned, dispatcher: Dispatcher(services: services),
       channel: channel, limits: limits, log: log)

@@ -35,8 +35,10 @@ public enum RestingMemory {
     var released = Released()
     guard let smaps = try? PlainFile.read("/proc/self/smaps") else { return released }
     for mapping in Mapping.parse(smaps) where mapping.isReleasable {
-      guard let start = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
-      if madvise(start, Int(mapping.end - mapping.start), MADV_DONTNEED) == 0 {
+      guard let start = UnsafeMutableRawPointer(bitPattern: mapping.start),
+        let length = Int(exactly: mapping.end - mapping.start)
+      else { continue }
+      if madvise(start, length, MADV_DONTNEED) == 0 {
         released.mappings += 1
         released.residentKB += mapping.residentKB
       }

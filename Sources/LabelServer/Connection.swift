@@ -28,6 +28,10 @@ package struct ConnectionLimits: Sendable {
   /// What all connections together may hold in requests read but not yet answered,
   /// beyond a 64 KiB floor each (`ReadAheadBudget`). At least two of the largest message.
   package var readAheadBytes = 64 << 20
+  /// How long a request line that has grown past the 64 KiB floor (it now holds bytes of
+  /// the shared read-ahead) may take to end, counted while labeld is reading: a client
+  /// that sends most of a large line and stops cannot keep those bytes from the others.
+  package var longLineSeconds = 30.0
 
   package init() {}
 }
@@ -63,7 +67,9 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
   private let budget: ReadAheadBudget
   private static let chunkSize = 64 * 1024
 
-  private enum Inbound { case line([UInt8]), tooLarge }
+  /// A request line, or the error that ends reading (the line was too large, or did not
+  /// end in time): the connection answers it and closes.
+  private enum Inbound { case line([UInt8]), refused(RPCError) }
 
   private struct State {
     var readBuffer: [UInt8] = []
@@ -97,6 +103,10 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     var lastWrittenAlertSeq: UInt64 = 0
     /// A `since` replay is in progress and wants its next chunk once the queue drains.
     var catchingUp = false
+    /// The partial line in `readBuffer` is past the floor and has a deadline
+    /// (`longLineSeconds`); `longLineEpoch` tells that deadline from earlier ones.
+    var longLineWatched = false
+    var longLineEpoch: UInt64 = 0
     var queued: Int { outbox.count - outHead }
   }
 
@@ -177,6 +187,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
         closeNow(&s)
         return false
       }
+      watchLongLine(&s)
       updateReadPause(&s)
       if s.eof && !s.processing && s.inbox.isEmpty { closeAfterFlush(&s) }
       guard !s.processing, !s.inbox.isEmpty, !s.closing, !s.closed else { return false }
@@ -241,7 +252,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
       from = nl + 1
       let length = nl - start
       if length > limits.maxMessageBytes {
-        s.inbox.append(.tooLarge)
+        s.inbox.append(.refused(.messageTooLarge))
         s.readStopped = true
         s.readBuffer = []
         release(buffer.count - start, &s)
@@ -253,13 +264,59 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     if start > 0 {
       s.readBuffer.removeFirst(start)
       s.scanned = s.readBuffer.count
+      // The line that was being watched has ended; one still long is a new one.
+      s.longLineWatched = false
     }
     if s.readBuffer.count > limits.maxMessageBytes {
-      s.inbox.append(.tooLarge)
+      s.inbox.append(.refused(.messageTooLarge))
       s.readStopped = true
       release(s.readBuffer.count, &s)
       s.readBuffer = []
     }
+  }
+
+  /// Gives a partial line past the floor its deadline (once per line).
+  private func watchLongLine(_ s: inout State) {
+    guard s.readBuffer.count > budget.floor else {
+      s.longLineWatched = false
+      return
+    }
+    guard !s.longLineWatched else { return }
+    s.longLineWatched = true
+    s.longLineEpoch &+= 1
+    let epoch = s.longLineEpoch
+    queue.asyncAfter(deadline: .now() + limits.longLineSeconds) { [weak self] in
+      self?.longLineExpired(epoch)
+    }
+  }
+
+  /// The deadline of a long partial line has come. Not the client's fault while labeld
+  /// itself holds the line up (the shared budget is spent, or it is still handling the
+  /// connection's earlier requests) and the client reads its answers: the line gets a new
+  /// deadline. Otherwise it is refused: its bytes go back to the others at once, and the
+  /// connection answers -32600 after its earlier answers and closes.
+  private func longLineExpired(_ epoch: UInt64) {
+    let handleHere = state.withLock { s -> Bool in
+      guard !s.closed, !s.closing, s.longLineWatched, s.longLineEpoch == epoch else {
+        return false
+      }
+      s.longLineWatched = false
+      let clientReads = s.queued < limits.pauseReadsAtQueued && !writerIsBehind(s)
+      if s.readSuspended && clientReads {
+        watchLongLine(&s)
+        return false
+      }
+      s.inbox.append(.refused(.requestLineTimedOut(seconds: limits.longLineSeconds)))
+      s.readStopped = true
+      release(s.readBuffer.count, &s)
+      s.readBuffer = []
+      s.scanned = 0
+      updateReadPause(&s)
+      guard !s.processing else { return false }
+      s.processing = true
+      return true
+    }
+    if handleHere { Task { await self.drain() } }
   }
 
   /// Pauses reading while requests or responses pile up; resumes when they drain.
@@ -340,8 +397,8 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
       case .line(let line):
         if let reply = await handler(line, self) { send(reply) }
         state.withLock { release(line.count + 1, &$0) }
-      case .tooLarge:
-        send(Wire.error(id: nil, .messageTooLarge))
+      case .refused(let error):
+        send(Wire.error(id: nil, error))
         state.withLock { s in
           s.processing = false
           closeAfterFlush(&s)

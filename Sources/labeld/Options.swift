@@ -69,6 +69,12 @@ struct Options {
       help: "Outgoing messages a client may fall behind before it gets an overflow "
         + "notification and is disconnected (default 1024)."),
     OptionSpec(
+      "--request-line-timeout", value: "SECONDS",
+      help: "A request line longer than 64 KiB must end within SECONDS (default 30) of "
+        + "passing 64 KiB, counted while labeld reads; otherwise it is answered -32600 and "
+        + "the connection closes, so a client that stops mid-line cannot hold back "
+        + "others' large requests."),
+    OptionSpec(
       "--alert-retention", value: "N",
       help: "Alert events kept for `subscribe` replay (default 10000)."),
     OptionSpec(
@@ -282,6 +288,7 @@ struct Options {
       case "--seed": config.seedDirectory = value
       case "--max-message-bytes": config.maxMessageBytes = try integer(1024...(64 << 20))
       case "--max-queued-messages": config.maxQueuedMessages = try integer(16...1_000_000)
+      case "--request-line-timeout": config.longLineSeconds = try integer(1...3600)
       case "--alert-retention": config.alertRetentionCount = try integer(1...10_000_000)
       case "--job-history": config.jobHistoryCount = try integer(0...10_000_000)
       case "--job-history-days": config.jobHistoryAge = Double(try integer(1...36_500)) * 86_400
@@ -379,6 +386,7 @@ struct Options {
       "admin-group = \(c.adminGroup ?? "-")",
       "max-message-bytes = \(c.maxMessageBytes)",
       "max-queued-messages = \(c.maxQueuedMessages)",
+      "request-line-timeout = \(c.longLineSeconds)",
       "alert-retention = \(c.alertRetentionCount)",
       "alert-retention-days = \(Int(c.alertRetentionAge / 86_400))",
       "job-history = \(c.jobHistoryCount)",

@@ -120,4 +120,72 @@ import Testing
       #expect(try c.call("hello")["protocol"] == 1)
     }
   }
+
+  /// Everything `fd` receives until labeld closes it (or 30 s pass), as lines.
+  static func readUntilClosed(_ fd: Int32) -> [String] {
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    for _ in 0..<300 {
+      var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      guard poll(&p, 1, 100) > 0 else { continue }
+      let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+      if n <= 0 { break }
+      bytes += buffer[0..<n]
+    }
+    return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+  }
+
+  /// Clients that send most of a 1 MiB line and stop hold the shared read-ahead (64 MiB)
+  /// between them: others' requests past 64 KiB could not be read. Each such line is
+  /// refused once its deadline passes (-32600, then the connection closes), the bytes go
+  /// back, and a large request from someone else is answered.
+  @Test func clientsThatStopMidLine_areRefusedAtTheDeadline_andLargeRequestsFlowAgain() throws {
+    try withDaemon(DaemonProcess.defaultArguments + ["--request-line-timeout", "2"]) { d in
+      let partial = Array(
+        (#"{"jsonrpc":"2.0","id":1,"method":"hello","params":{"pad":""#
+          + String(repeating: "z", count: (1 << 20) - 100)).utf8)
+      let hogs = try (0..<70).map { _ in try UnixSocket.connect(path: d.socketPath) }
+      defer { for fd in hogs { close(fd) } }
+      let pushed = Self.push(hogs, partial, limit: partial.count)
+      #expect(pushed > 64 << 20, "the hogs hold the read-ahead")
+
+      // 300 KB, most of it beyond the floor: read only once hogs give their bytes back.
+      let c = try d.client()
+      let note = String(repeating: "n", count: 300_000)
+      try c.call(
+        "products.save", ["product": ["sku": "BIG", "name": "large"], "pad": .string(note)])
+      #expect(try c.call("products.get", ["sku": "BIG"])["product"]?["name"] == "large")
+
+      for fd in hogs {
+        let lines = Self.readUntilClosed(fd)
+        #expect(lines.count == 1, "one answer, then the close: \(lines.map { $0.prefix(200) })")
+        let answer = try JSONValue.parse(Array((lines.first ?? "").utf8))
+        #expect(answer["error"]?["code"] == -32600)
+        #expect(
+          answer["error"]?["message"]?.stringValue?.contains("did not end within 2 s") == true,
+          "\(answer)")
+      }
+      #expect(try c.call("printers.list")["printers"]?.arrayValue?.count == 2)
+    }
+  }
+
+  /// A short line may take its time (someone typing JSON into socat): the deadline is for
+  /// lines that hold shared bytes.
+  @Test func aShortLineSentSlowly_isAnsweredAfterTheDeadline() throws {
+    try withDaemon(DaemonProcess.defaultArguments + ["--request-line-timeout", "1"]) { d in
+      let fd = try UnixSocket.connect(path: d.socketPath)
+      defer { close(fd) }
+      func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      }
+      write(#"{"jsonrpc":"2.0","id":5,"#)
+      usleep(2_500_000)
+      write(#""method":"hello"}"# + "\n")
+      shutdown(fd, Int32(SHUT_WR))
+      let lines = Self.readUntilClosed(fd)
+      let answer = try JSONValue.parse(Array((lines.first ?? "").utf8))
+      #expect(answer["id"] == 5 && answer["result"]?["protocol"] == 1, "\(lines)")
+    }
+  }
 }
