@@ -147,16 +147,20 @@ order-file: deps
 # The mixed load of issue #13 against a fresh release labeld for SOAK_MINUTES, a row every
 # 30 s (requests/s, p99, RSS, descriptors, jobs in history, errors) and a verdict (see
 # docs/benchmarks.md, "Soak"). SOAK_SLOW=1: printers at 600 labels/min, slower than the
-# submits. SOAK_ARGS passes more flags (labeld-bench --help). The soak has its own deadline
-# (the minutes plus 5); this one bounds the whole run, build excluded.
+# submits. SOAK_RATE=N offers N calls/s in all (paced, an open loop) instead of the closed
+# loop's flat out: the rate a steady load holds, with the cost of a request (labeld's CPU
+# per call) in the report. SOAK_ARGS passes more flags (labeld-bench --help). The soak has
+# its own deadline (the minutes plus 5); this one bounds the whole run, build excluded.
 SOAK_MINUTES ?= 30
 SOAK_SLOW    ?=
+SOAK_RATE    ?=
 soak: deps
 	$(RELEASE) --product labeld-bench
 	$(RELEASE_LABELD)
 	timeout $$(awk 'BEGIN { print int($(SOAK_MINUTES) * 60 + 600) }') \
 	  .build/release/labeld-bench --labeld .build/release/labeld --soak \
-	  --minutes $(SOAK_MINUTES) $(if $(SOAK_SLOW),--slow) $(SOAK_ARGS)
+	  --minutes $(SOAK_MINUTES) $(if $(SOAK_SLOW),--slow) $(if $(SOAK_RATE),--rate $(SOAK_RATE)) \
+	  $(SOAK_ARGS)
 
 # The README's pictures: the seed templates with seed products, rendered by a real labeld
 # for the demo printers (the QL preview is exactly what that printer prints).

@@ -316,7 +316,7 @@ private func clock(_ seconds: Double) -> String {
     let rss = windows(judged.map { ($0.elapsed, Double($0.metrics.rssKB) / 1024) }, size: o.window)
     // What a request costs labeld (its CPU, printers' work included, over the requests
     // answered): the cost that must not grow with history, whatever the machine's other
-    // load does to the rate. Reported, not judged.
+    // load does to the rate. Judged when the load is paced (below).
     let cost = windows(
       judged.map { ($0.elapsed, $0.labeldCPU * 10 / max(1, $0.load.requestsPerSecond)) },
       size: o.window)
@@ -337,7 +337,24 @@ private func clock(_ seconds: Double) -> String {
           low.load.requestsPerSecond, clock(low.elapsed), high.load.requestsPerSecond,
           clock(high.elapsed)))
     }
-    if let drift = drift(
+    if let offered = o.mix.rate {
+      // Paced (an open loop): labeld must serve what is offered, and a request must cost it
+      // the same throughout. A window above the offered rate is the clients making up for
+      // calls the machine held back (each client keeps its schedule), not labeld: only a
+      // shortfall counts.
+      let floor = offered * (1 - o.tolerance)
+      if let low = rate.min(by: { $0.value < $1.value }), low.value < floor {
+        problems.append(
+          String(
+            format: "requests/s fell short of the %.0f offered: %.0f at %@ (%+.0f%%)", offered,
+            low.value, clock(low.time), (low.value / offered - 1) * 100))
+      }
+      if let drift = drift(
+        "labeld CPU per request", cost, tolerance: o.tolerance, format: "%.3f ms", unit: minutes)
+      {
+        problems.append(drift)
+      }
+    } else if let drift = drift(
       "requests/s", rate, tolerance: o.tolerance, format: "%.0f", unit: minutes)
     {
       problems.append(drift)
@@ -387,7 +404,11 @@ private func clock(_ seconds: Double) -> String {
     }
   }
   emit("")
-  if problems.isEmpty {
+  if problems.isEmpty, let offered = o.mix.rate {
+    emit(
+      "**Verdict: PASS** (paced at \(Int(offered)) calls/s: after warm-up, no \(String(format: "%g", Double(o.window) * o.interval / 60))-minute median of requests/s more than \(Int(o.tolerance * 100))% short of it, labeld's CPU per request within ±\(Int(o.tolerance * 100))% of the run's median, RSS within \(Int(o.tolerance * 100))% of the warm-up's plus \(Int(o.bytesPerQueuedJob)) B a job queued since, no error, no descriptor growth)"
+    )
+  } else if problems.isEmpty {
     emit(
       "**Verdict: PASS** (after warm-up, every \(String(format: "%g", Double(o.window) * o.interval / 60))-minute median of requests/s within ±\(Int(o.tolerance * 100))% of the run's, RSS within \(Int(o.tolerance * 100))% of the warm-up's plus \(Int(o.bytesPerQueuedJob)) B a job queued since, no error, no descriptor growth)"
     )
