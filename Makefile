@@ -125,11 +125,17 @@ RELEASE_LABELD = $(RELEASE) --product labeld --static-swift-stdlib \
                  -Xlinker --symbol-ordering-file=$(CURDIR)/scripts/labeld.order \
                  -Xlinker --no-warn-symbol-ordering \
                  -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
+# labelctl too links the Swift runtime statically and imports FoundationEssentials only: a
+# shell loop starts one per label, and the dynamic loader's work was most of its start
+# (`labelctl --version` 8-11 ms before, 2-3 ms after; docs/benchmarks.md).
+RELEASE_LABELCTL = $(RELEASE) --product labelctl --static-swift-stdlib \
+                 -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
 
 bench: deps peers
 	$(RELEASE)
 	$(RELEASE) --product labeld-bench
 	$(RELEASE_LABELD)
+	$(RELEASE_LABELCTL)
 	@# Every section has its own timeout (labeld-bench --list); this one bounds the whole run.
 	timeout 3600 .build/release/labeld-bench --labeld .build/release/labeld $(BENCH_ARGS)
 
@@ -189,7 +195,7 @@ MANDIR       = $(PREFIX)/share/man
 DOCDIR       = $(PREFIX)/share/doc/labeld
 
 install:
-	$(RELEASE) --product labelctl
+	$(RELEASE_LABELCTL)
 	$(RELEASE_LABELD)
 	$(MAKE) install-files CONFIG=release
 

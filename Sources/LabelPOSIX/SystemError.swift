@@ -47,14 +47,22 @@ public enum PlainFile {
   public static func read(_ path: String, limit: Int = 16 << 20) throws(SystemError) -> [UInt8] {
     let fd = try SystemError.check("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
     defer { close(fd) }
+    return try read(descriptor: fd, name: path, limit: limit)
+  }
+
+  /// Everything left to read on `fd` (a file, a pipe, standard input) up to `limit` bytes;
+  /// `name` is for the error.
+  public static func read(descriptor fd: Int32, name: String, limit: Int = 16 << 20)
+    throws(SystemError) -> [UInt8]
+  {
     var out: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     while true {
-      let n = try SystemError.check("read \(path)") {
+      let n = try SystemError.check("read \(name)") {
         chunk.withUnsafeMutableBytes { raw in Glibc.read(fd, raw.baseAddress, raw.count) }
       }
       if n == 0 { return out }
-      guard out.count + n <= limit else { throw SystemError("read \(path)", errno: EFBIG) }
+      guard out.count + n <= limit else { throw SystemError("read \(name)", errno: EFBIG) }
       out += chunk[0..<n]
     }
   }
@@ -65,13 +73,31 @@ public enum PlainFile {
       open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
     }
     defer { close(fd) }
+    try write(bytes, descriptor: fd, name: path)
+  }
+
+  /// Writes `bytes` as the whole of the file at `path`, in place (created with mode 0666
+  /// less the umask, or truncated), as a shell's `>` does.
+  public static func write(_ bytes: [UInt8], to path: String) throws(SystemError) {
+    let fd = try SystemError.check("open \(path)") {
+      open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+    }
+    defer { close(fd) }
+    try write(bytes, descriptor: fd, name: path)
+  }
+
+  /// Writes all of `bytes` to `fd` (a file, a pipe, standard output), however many calls
+  /// it takes; `name` is for the error.
+  public static func write(_ bytes: [UInt8], descriptor fd: Int32, name: String)
+    throws(SystemError)
+  {
     var done = 0
     while done < bytes.count {
       let (n, err) = bytes.withUnsafeBytes { raw -> (Int, Int32) in
         guard let base = raw.baseAddress else { return (0, EIO) }
-        return retryingEINTR { write(fd, base + done, raw.count - done) }
+        return retryingEINTR { Glibc.write(fd, base + done, raw.count - done) }
       }
-      guard n > 0 else { throw SystemError("write \(path)", errno: n == 0 ? EIO : err) }
+      guard n > 0 else { throw SystemError("write \(name)", errno: n == 0 ? EIO : err) }
       done += n
     }
   }

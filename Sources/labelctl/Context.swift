@@ -1,7 +1,8 @@
-import Foundation
+import FoundationEssentials
 import LabelClient
 import LabelCommandLine
 import LabelCore
+import LabelPOSIX
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -175,19 +176,19 @@ extension Context {
     var items: [JSONValue] = []
     var params = params
     params["limit"] = .int(Self.pageSize)
-    let started = Date()
+    let started = ContinuousClock.now
     var reported = false
     while true {
       let page = try call(method, params)
       items += page[key]?.arrayValue ?? []
       guard let next = page["next"] else { break }
       params["after"] = next
-      if Date().timeIntervalSince(started) > 1 {
-        FileHandle.standardError.write(Data("\rfetched \(items.count) \(key)…".utf8))
+      if ContinuousClock.now - started > .seconds(1) {
+        Output.progress("\rfetched \(items.count) \(key)…")
         reported = true
       }
     }
-    if reported { FileHandle.standardError.write(Data("\rfetched \(items.count) \(key).\n".utf8)) }
+    if reported { Output.progress("\rfetched \(items.count) \(key).\n") }
     return .object([key: .array(items)])
   }
 
@@ -205,11 +206,13 @@ extension Context {
   }
 }
 
-/// Reads a file named on the command line; "-" is stdin.
-func readInput(_ path: String) throws(CommandError) -> Data {
-  if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+/// Reads a file named on the command line; "-" is stdin. Up to 64 MiB, the largest
+/// request labeld can be configured to take.
+func readInput(_ path: String) throws(CommandError) -> [UInt8] {
   do {
-    return try Data(contentsOf: URL(fileURLWithPath: path))
+    return path == "-"
+      ? try PlainFile.read(descriptor: 0, name: "standard input", limit: 64 << 20)
+      : try PlainFile.read(path, limit: 64 << 20)
   } catch {
     throw .failed("cannot read \(path): \(Output.reason(error))")
   }
@@ -217,12 +220,12 @@ func readInput(_ path: String) throws(CommandError) -> Data {
 
 /// Reads a JSON object from a file named on the command line ("-" is stdin).
 func readJSONObject(_ path: String, what: String) throws(CommandError) -> JSONValue {
-  let data = try readInput(path)
+  let bytes = try readInput(path)
   let value: JSONValue
   do {
-    value = try LabelJSON.decoder().decode(JSONValue.self, from: data)
+    value = try JSONValue.parse(bytes)
   } catch {
-    throw .failed("\(path) is not valid JSON: \(Output.reason(error))")
+    throw .failed("\(path) is not valid JSON: \(error)")
   }
   guard case .object = value else {
     throw .failed("\(path) must hold a JSON object (\(what)), not a \(value.typeName)")

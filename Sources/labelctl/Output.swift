@@ -1,6 +1,11 @@
-import Foundation
+import FoundationEssentials
 import LabelCommandLine
 import LabelCore
+import LabelPOSIX
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
 
 /// Plain aligned columns under a header row, two spaces apart; the last column is not
 /// padded so lines carry no trailing blanks.
@@ -122,15 +127,10 @@ enum Output {
   /// "2/5".
   static func progress(_ job: Job) -> String { "\(job.printed)/\(job.copies)" }
 
-  /// The readable part of a Foundation error.
+  /// The readable part of an error: a system call's errno in words, else its description.
   static func reason(_ error: any Error) -> String {
-    let ns = error as NSError
-    if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError,
-      underlying.domain == NSPOSIXErrorDomain
-    {
-      return String(cString: strerror(Int32(underlying.code)))
-    }
-    return ns.localizedDescription
+    if let e = error as? SystemError { return String(cString: strerror(e.errno)) }
+    return String(describing: error)
   }
 
   /// Pushes out a line printed without a newline (progress on a terminal).
@@ -142,6 +142,12 @@ enum Output {
 
   /// Writes to stderr (diagnostics and hints never go to stdout, which scripts read).
   static func error(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    progress(text + "\n")
+  }
+
+  /// Writes `text` to stderr as it is (a progress line ends in "\r"); a stderr that
+  /// cannot be written to loses it.
+  static func progress(_ text: String) {
+    try? PlainFile.write(Array(text.utf8), descriptor: 2, name: "standard error")
   }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LabelCommandLine
 import LabelCore
 
@@ -86,7 +86,7 @@ struct PrintCommand: ParsableCommand {
       let bytes = try readInput(file)
       if bytes.isEmpty { throw .failed("\(file) is empty: nothing to print") }
       params["document"] = [
-        "format": .string(format ?? "native"), "data": .string(bytes.base64EncodedString()),
+        "format": .string(format ?? "native"), "data": .string(Data(bytes).base64EncodedString()),
       ]
     } else if let template {
       params["template"] = .string(template)

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import LabelCommandLine
 import LabelCore
+import LabelPOSIX
 
 /// What `render` and `preview` share: a template, its data, a target, an output file.
 struct RenderOptions {
@@ -66,17 +67,22 @@ struct RenderOptions {
       return
     }
     let rendered = try context.decode(RenderResult.self, from: result)
-    guard let bytes = Data(base64Encoded: rendered.data) else {
+    guard let data = Data(base64Encoded: rendered.data) else {
       throw .failed("unexpected reply from labeld: data is not base64")
     }
     guard let output else { return }
+    let bytes = [UInt8](data)
     if output == "-" {
       Output.flush()
-      FileHandle.standardOutput.write(bytes)
+      do {
+        try PlainFile.write(bytes, descriptor: 1, name: "standard output")
+      } catch {
+        throw .failed("cannot write the image: \(Output.reason(error))")
+      }
       return
     }
     do {
-      try bytes.write(to: URL(fileURLWithPath: output))
+      try PlainFile.write(bytes, to: output)
     } catch {
       throw .failed("cannot write \(output): \(Output.reason(error))")
     }

@@ -177,12 +177,14 @@ import Testing
     #expect(!"init(language: PrinterLanguage = .zpl)".contains(pattern))
   }
 
-  /// labeld stays light at rest: nothing it links imports full Foundation (which loads
-  /// CoreFoundation and ICU, some 6 MB resident); FoundationEssentials has what it needs.
-  @Test func nothingInLabeld_importsFullFoundation() throws {
+  /// labeld stays light at rest, and labelctl starts fast (a shell loop starts one per
+  /// label): nothing either links imports full Foundation (which loads CoreFoundation and
+  /// ICU, some 6 MB resident); FoundationEssentials has what they need.
+  @Test(arguments: ["labeld", "labelctl"])
+  func nothingInTheExecutable_importsFullFoundation(executable: String) throws {
     let graph = try Self.documentedGraph()
     var reached: Set<String> = []
-    var next = ["labeld"]
+    var next = [executable]
     while let module = next.popLast() {
       guard reached.insert(module).inserted else { continue }
       next += graph[module] ?? []
@@ -198,8 +200,8 @@ import Testing
         }
       }
     }
-    #expect(reached.contains("LabelServer") && reached.contains("LabelRender"))
-    #expect(found.isEmpty, "labeld links full Foundation through: \(found)")
+    #expect(reached.contains(executable == "labeld" ? "LabelServer" : "LabelClient"))
+    #expect(found.isEmpty, "\(executable) links full Foundation through: \(found)")
   }
 
   @Test func importLines_areRead() {
