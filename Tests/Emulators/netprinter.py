@@ -67,6 +67,17 @@ class Zebra:
         self.port = s.getsockname()[1]
         self.listener = s
 
+    def switched_off_by(self, data):
+        """Counts `data` towards `off N`: True once the printer switched off on it."""
+        if self.off_after is None:
+            return False
+        self.off_after -= len(data)
+        if self.off_after > 0:
+            return False
+        self.off_after = None
+        self.switch_off()
+        return True
+
     def switch_off(self):
         self.powered = False
         for c in list(self.clients):
@@ -84,12 +95,8 @@ class Zebra:
             self.event("switched on")
 
     def received(self, conn, data):
-        if self.off_after is not None:
-            self.off_after -= len(data)
-            if self.off_after <= 0:
-                self.off_after = None
-                self.switch_off()
-                return
+        if self.switched_off_by(data):
+            return
         if self.silent:
             return
         text = self.clients[conn] + data
@@ -208,12 +215,8 @@ class BrotherQL(Zebra):
         return self.cover_open or self.roll is None
 
     def received(self, conn, data):
-        if self.off_after is not None:
-            self.off_after -= len(data)
-            if self.off_after <= 0:
-                self.off_after = None
-                self.switch_off()
-                return
+        if self.switched_off_by(data):
+            return
         buf = self.clients[conn] + data
         i = 0
         n = len(buf)

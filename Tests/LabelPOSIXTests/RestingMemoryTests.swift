@@ -26,6 +26,15 @@ import Testing
     return fd
   }
 
+  /// Maps `pages` pages of `fd`; the caller unmaps them (`munmap`, in a `defer`).
+  static func map(_ fd: Int32, pages: Int, _ protection: Int32, _ flags: Int32) throws
+    -> UnsafeMutableRawPointer
+  {
+    let base = try #require(mmap(nil, pages * page, protection, flags, fd, 0))
+    try #require(base != MAP_FAILED)
+    return base
+  }
+
   /// This process's mapping that starts at `address`, as smaps shows it now.
   static func mapping(at address: UnsafeMutableRawPointer) throws -> RestingMemory.Mapping {
     let all = RestingMemory.Mapping.parse(try PlainFile.read("/proc/self/smaps"))
@@ -42,8 +51,7 @@ import Testing
     let pages = 64
     let fd = try Self.scratchFile(pages: pages)
     defer { close(fd) }
-    let base = try #require(mmap(nil, pages * Self.page, PROT_READ, MAP_PRIVATE, fd, 0))
-    try #require(base != MAP_FAILED)
+    let base = try Self.map(fd, pages: pages, PROT_READ, MAP_PRIVATE)
     defer { munmap(base, pages * Self.page) }
     let expected = (1...pages).reduce(0, +)
     #expect(Self.touch(base, pages: pages) == expected)
@@ -65,9 +73,7 @@ import Testing
     let pages = 8
     let fd = try Self.scratchFile(pages: pages)
     defer { close(fd) }
-    let base = try #require(
-      mmap(nil, pages * Self.page, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0))
-    try #require(base != MAP_FAILED)
+    let base = try Self.map(fd, pages: pages, PROT_READ | PROT_WRITE, MAP_PRIVATE)
     defer { munmap(base, pages * Self.page) }
     base.storeBytes(of: 0xEE, toByteOffset: 3 * Self.page, as: UInt8.self)
     #expect(Self.touch(base, pages: pages) > 0)
@@ -86,12 +92,9 @@ import Testing
     let pages = 4
     let fd = try Self.scratchFile(pages: pages)
     defer { close(fd) }
-    let shared = try #require(mmap(nil, pages * Self.page, PROT_READ, MAP_SHARED, fd, 0))
-    try #require(shared != MAP_FAILED)
+    let shared = try Self.map(fd, pages: pages, PROT_READ, MAP_SHARED)
     defer { munmap(shared, pages * Self.page) }
-    let writable = try #require(
-      mmap(nil, pages * Self.page, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0))
-    try #require(writable != MAP_FAILED)
+    let writable = try Self.map(fd, pages: pages, PROT_READ | PROT_WRITE, MAP_PRIVATE)
     defer { munmap(writable, pages * Self.page) }
     _ = Self.touch(shared, pages: pages)
     _ = Self.touch(writable, pages: pages)
