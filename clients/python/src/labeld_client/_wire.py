@@ -1,0 +1,184 @@
+"""Framing and socket discovery shared by the blocking and the asyncio client."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from typing import Any
+
+from .errors import ProtocolViolation
+
+#: The longest line accepted from labeld (bytes, without its newline). Past it the
+#: connection is closed: the kit never grows memory without bound.
+MAX_LINE = 64 * 1024 * 1024
+
+#: How much one read asks the kernel for.
+READ_CHUNK = 256 * 1024
+
+#: Methods that are retried once, transparently, when the connection drops before their
+#: answer: they change nothing, so running one twice is harmless.
+READ_ONLY_METHODS = frozenset(
+    {
+        "hello",
+        "printers.list",
+        "printers.get",
+        "products.get",
+        "products.list",
+        "templates.get",
+        "templates.list",
+        "jobs.get",
+        "jobs.list",
+        "alerts.active",
+        "devices.list",
+    }
+)
+
+
+def is_read_only(method: str) -> bool:
+    return method in READ_ONLY_METHODS or method.endswith(".get") or method.endswith(".list")
+
+
+def default_socket_path() -> str:
+    """labeld's socket, found as labeld itself finds it (docs/protocol.md, "The socket"):
+    $LABELD_SOCKET; $RUNTIME_DIRECTORY/labeld.sock (its first entry);
+    /run/labeld/labeld.sock for root; $XDG_RUNTIME_DIR/labeld.sock;
+    /tmp/labeld-$UID/labeld.sock."""
+    env = os.environ
+    explicit = env.get("LABELD_SOCKET")
+    if explicit:
+        return explicit
+    runtime = env.get("RUNTIME_DIRECTORY")
+    if runtime:
+        first = runtime.split(":")[0]
+        if first:
+            return os.path.join(first, "labeld.sock")
+    uid = os.getuid()
+    if uid == 0:
+        return "/run/labeld/labeld.sock"
+    xdg = env.get("XDG_RUNTIME_DIR")
+    if xdg:
+        return os.path.join(xdg, "labeld.sock")
+    return f"/tmp/labeld-{uid}/labeld.sock"
+
+
+def resolve_socket_path(path: str | os.PathLike[str] | None) -> str:
+    return os.fspath(path) if path is not None else default_socket_path()
+
+
+_encoder = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
+def _no_default(o: Any) -> Any:
+    raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+
+
+def _make_fast_encoder() -> Any:
+    """The C encoder, built once (JSONEncoder.encode builds it again for every call).
+    None when this Python has no C accelerator or a different internal signature."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    try:
+        enc = make(None, _no_default, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, False)
+        if "".join(enc({"a": [1, 2.5, None, True, "\u00e9"]}, 0)) != '{"a":[1,2.5,null,true,"\\u00e9"]}':
+            return None
+        return enc
+    except Exception:
+        return None
+
+
+_fast_encoder = _make_fast_encoder()
+_scan_once = json.JSONDecoder().scan_once
+
+
+def encode_request(request_id: int, method: str, params: dict[str, Any] | None) -> bytes:
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params:
+        msg["params"] = params
+    if _fast_encoder is not None:
+        try:
+            return ("".join(_fast_encoder(msg, 0)) + "\n").encode("ascii")
+        except (ValueError, TypeError, RecursionError):
+            pass  # let JSONEncoder say what is wrong (NaN, a set, a cycle)
+    return (_encoder.encode(msg) + "\n").encode("utf-8")
+
+
+def decode_message(line: bytes) -> dict[str, Any]:
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ProtocolViolation(f"labeld sent a line that is not UTF-8: {line[:200]!r}") from e
+    try:
+        msg, end = _scan_once(text, 0)
+        if end != len(text):
+            msg = json.loads(text)  # trailing whitespace, or more: the full parser decides
+    except (StopIteration, ValueError):
+        try:
+            msg = json.loads(text)
+        except ValueError as e:
+            raise ProtocolViolation(f"labeld sent a line that is not JSON: {line[:200]!r}") from e
+    if not isinstance(msg, dict):
+        raise ProtocolViolation(f"labeld sent a JSON value that is not a message: {line[:200]!r}")
+    return msg
+
+
+class LineBuffer:
+    """Splits a byte stream into lines; refuses a line longer than ``limit``."""
+
+    __slots__ = ("_buf", "_start", "_scan", "limit")
+
+    def __init__(self, limit: int = MAX_LINE) -> None:
+        self._buf = bytearray()
+        self._start = 0
+        self._scan = 0
+        self.limit = limit
+
+    def feed(self, data: bytes) -> None:
+        if self._start and self._start == len(self._buf):
+            self._buf.clear()
+            self._start = self._scan = 0
+        self._buf += data
+
+    def next_line(self) -> bytes | None:
+        buf = self._buf
+        i = buf.find(b"\n", self._scan)
+        if i < 0:
+            if len(buf) - self._start > self.limit:
+                raise ProtocolViolation(
+                    f"labeld sent a line longer than {self.limit} bytes; connection closed"
+                )
+            if self._start:
+                del buf[: self._start]
+                self._start = 0
+            self._scan = len(buf)
+            return None
+        if i - self._start > self.limit:
+            raise ProtocolViolation(
+                f"labeld sent a line longer than {self.limit} bytes; connection closed"
+            )
+        line = bytes(buf[self._start : i])
+        self._start = self._scan = i + 1
+        return line
+
+    @property
+    def pending(self) -> int:
+        return len(self._buf) - self._start
+
+
+class Backoff:
+    """50 ms doubling to 5 s, +-20 % jitter; reset after a successful subscribe."""
+
+    def __init__(self, first: float = 0.05, cap: float = 5.0, jitter: float = 0.2) -> None:
+        self.first = first
+        self.cap = cap
+        self.jitter = jitter
+        self._next = first
+
+    def reset(self) -> None:
+        self._next = self.first
+
+    def next_delay(self) -> float:
+        base = self._next
+        self._next = min(self.cap, self._next * 2)
+        return base * random.uniform(1 - self.jitter, 1 + self.jitter)

@@ -1,0 +1,757 @@
+"""The asyncio client: :class:`AsyncClient`, with the same surface as ``Client``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import time
+import weakref
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from types import TracebackType
+from typing import Any
+
+from . import _methods as m
+from ._wire import (
+    READ_CHUNK,
+    Backoff,
+    LineBuffer,
+    decode_message,
+    encode_request,
+    is_read_only,
+    resolve_socket_path,
+)
+from .alerts import AlertSync, Emit, ResumeFileError, load_resume_file, store_resume_file
+from .client import DEFAULT_TIMEOUT, _DEFAULT, _lost
+from .errors import (
+    ClientError,
+    LabeldError,
+    ProtocolViolation,
+    SaveFailed,
+    Timeout,
+    Unreachable,
+    error_from_wire,
+    unreachable_error,
+)
+from .jobs import JobProgress
+from .models import Alert, Gap, HelloResult, Job, Page, Printer, Product, RenderResult, SaveResult
+
+__all__ = ["AsyncClient", "AsyncAlertStream"]
+
+JSONObject = dict[str, Any]
+
+
+class _Eof(Exception):
+    pass
+
+
+class _NotSent(Exception):
+    pass
+
+
+def _deadline(timeout: float | None) -> float | None:
+    return None if timeout is None else time.monotonic() + timeout
+
+
+def _remaining(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+
+async def _open_socket(path: str, deadline: float | None) -> socket.socket:
+    loop = asyncio.get_running_loop()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.setblocking(False)
+    try:
+        async with asyncio.timeout(_remaining(deadline)):
+            await loop.sock_connect(sock, path)
+    except TimeoutError:
+        sock.close()
+        raise Timeout(f"connecting to labeld at {path} timed out") from None
+    except OSError as e:
+        sock.close()
+        raise unreachable_error(path, e) from None
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+async def _send(sock: socket.socket, data: bytes) -> None:
+    """Send all of ``data``; _NotSent when the connection was dead before any byte went."""
+    try:
+        n = sock.send(data)
+    except BlockingIOError:
+        n = 0
+    except OSError as e:
+        raise _NotSent() from e
+    if n < len(data):
+        try:
+            await asyncio.get_running_loop().sock_sendall(sock, data[n:])
+        except OSError as e:
+            raise _Eof() from e
+
+
+class _Pull:
+    """A connection read only when its owner asks (alert streams, job progress)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.buf = LineBuffer()
+        self.closed = False
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.sock.close()
+
+    async def send(self, data: bytes) -> None:
+        await _send(self.sock, data)
+
+    async def read_message(self, deadline: float | None) -> JSONObject:
+        loop = asyncio.get_running_loop()
+        while True:
+            line = self.buf.next_line()
+            if line is not None:
+                return decode_message(line)
+            try:
+                async with asyncio.timeout(_remaining(deadline)):
+                    data = await loop.sock_recv(self.sock, READ_CHUNK)
+            except TimeoutError:
+                raise Timeout("no answer from labeld in time") from None
+            except OSError as e:
+                raise _Eof() from e
+            if not data:
+                raise _Eof()
+            self.buf.feed(data)
+
+
+class _Main:
+    """The client's call connection: requests may overlap; a reader task hands each
+    answer to its caller by id."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.buf = LineBuffer()
+        self.closed = False
+        self.next_id = 1
+        self.pending: dict[int, asyncio.Future[JSONObject]] = {}
+        self.send_lock = asyncio.Lock()
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+
+    def close(self, exc: BaseException | None = None) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.sock.close()
+        for fut in self.pending.values():
+            if not fut.done():
+                fut.set_exception(exc or _Eof())
+        self.pending.clear()
+        if self.reader is not asyncio.current_task():
+            self.reader.cancel()
+
+    async def _read(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                try:
+                    data = await loop.sock_recv(self.sock, READ_CHUNK)
+                except OSError:
+                    data = b""
+                if not data:
+                    self.close()
+                    return
+                self.buf.feed(data)
+                while (line := self.buf.next_line()) is not None:
+                    msg = decode_message(line)
+                    if "method" in msg and "id" not in msg:
+                        continue
+                    mid = msg.get("id")
+                    if mid is None and "error" in msg:
+                        # labeld could not read a request: it answers the oldest waiting one
+                        if self.pending:
+                            mid = min(self.pending)
+                    fut = self.pending.pop(mid, None) if isinstance(mid, int) else None
+                    if fut is not None and not fut.done():
+                        fut.set_result(msg)
+        except ProtocolViolation as e:
+            self.close(e)
+        except asyncio.CancelledError:
+            pass
+
+    async def request(
+        self, method: str, params: JSONObject | None
+    ) -> tuple[int, asyncio.Future[JSONObject]]:
+        if self.closed:
+            raise _NotSent()
+        rid = self.next_id
+        self.next_id += 1
+        fut: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
+        self.pending[rid] = fut
+        try:
+            async with self.send_lock:
+                if self.closed:
+                    raise _NotSent()
+                await _send(self.sock, encode_request(rid, method, params))
+        except BaseException:
+            self.pending.pop(rid, None)
+            raise
+        return rid, fut
+
+
+class AsyncClient:
+    """The asyncio labeld client; calls from several tasks may overlap on its one
+    connection (opened on first use, reopened after it drops).
+
+    ``timeout`` bounds each call (seconds; None waits for ever).
+    """
+
+    def __init__(
+        self,
+        socket_path: str | os.PathLike[str] | None = None,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.socket_path = resolve_socket_path(socket_path)
+        self.timeout = timeout
+        self._conn: _Main | None = None
+        self._connect_lock: asyncio.Lock | None = None
+        self._streams: weakref.WeakSet[AsyncAlertStream] = weakref.WeakSet()
+        self._closed = False
+
+    # --- lifecycle -----------------------------------------------------------------
+
+    async def close(self) -> None:
+        """Close the connection and every alert stream this client created."""
+        self._closed = True
+        for s in list(self._streams):
+            await s.aclose()
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def abort(self) -> None:
+        """Close everything at once, without awaiting (from synchronous code)."""
+        self._closed = True
+        for s in list(self._streams):
+            s.abort()
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # --- calls ---------------------------------------------------------------------
+
+    async def call(self, method: str, /, **params: Any) -> JSONObject:
+        """Call ``method`` with ``params``; returns its result object."""
+        return await self.request(method, params)
+
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: Any = _DEFAULT
+    ) -> JSONObject:
+        """Like :meth:`call`, with params as a mapping and an optional per-call timeout."""
+        t: float | None = self.timeout if timeout is _DEFAULT else timeout
+        deadline = _deadline(t)
+        if self._closed:
+            raise ClientError("the client is closed")
+        msg = await self._exchange(method, dict(params) if params else None, deadline)
+        if "error" in msg:
+            err = error_from_wire(msg["error"])
+            if isinstance(err, SaveFailed) and err.alert is not None:
+                for s in list(self._streams):
+                    s._offer(err.alert)
+            raise err
+        result = msg.get("result")
+        if not isinstance(result, dict):
+            raise ProtocolViolation(f"{method}: the result is not an object: {result!r:.200}")
+        return result
+
+    async def _connection(self, deadline: float | None) -> _Main:
+        conn = self._conn
+        if conn is not None and not conn.closed:
+            return conn
+        if self._connect_lock is None:
+            self._connect_lock = asyncio.Lock()
+        async with self._connect_lock:
+            conn = self._conn
+            if conn is not None and not conn.closed:
+                return conn
+            sock = await _open_socket(self.socket_path, deadline)
+            self._conn = conn = _Main(sock)
+            return conn
+
+    async def _exchange(self, method: str, params: JSONObject | None, deadline: float | None) -> JSONObject:
+        retried = False
+        fresh_tries = 0
+        while True:
+            conn = await self._connection(deadline)
+            try:
+                rid, fut = await conn.request(method, params)
+            except _NotSent:
+                conn.close()
+                fresh_tries += 1
+                if fresh_tries > 1:
+                    raise _lost(self.socket_path, method) from None
+                continue
+            except _Eof:
+                conn.close()
+                if is_read_only(method) and not retried:
+                    retried = True
+                    continue
+                raise _lost(self.socket_path, method) from None
+            try:
+                async with asyncio.timeout(_remaining(deadline)):
+                    return await fut
+            except TimeoutError:
+                conn.pending.pop(rid, None)
+                raise Timeout(f"{method}: no answer from labeld in time") from None
+            except _Eof:
+                if is_read_only(method) and not retried:
+                    retried = True
+                    continue
+                raise _lost(self.socket_path, method) from None
+            except asyncio.CancelledError:
+                conn.pending.pop(rid, None)
+                raise
+
+    # --- typed helpers -------------------------------------------------------------
+
+    async def hello(self, client: str | None = "labeld_client (python, asyncio)") -> HelloResult:
+        return m.hello(await self.request("hello", {"client": client} if client is not None else None))
+
+    async def printers(self) -> list[Printer]:
+        return m.printers(await self.request("printers.list"))
+
+    async def printer(self, printer_id: str) -> Printer:
+        return m.printer(await self.request("printers.get", {"printer": printer_id}))
+
+    async def refresh_printers(self) -> list[Printer]:
+        return m.printers(await self.request("printers.refresh"), "printers.refresh")
+
+    async def simulate(self, printer: str, fault: str | None) -> Printer:
+        """Give simulated printer ``printer`` the fault ``fault`` (None clears it)."""
+        return m.printer(
+            await self.request("printers.simulate", {"printer": printer, "fault": fault}),
+            "printers.simulate",
+        )
+
+    async def products(self, limit: int | None = None, after: str | None = None) -> Page[Product]:
+        return m.products_page(await self.request("products.list", m.page_params(limit, after)))
+
+    async def all_products(self, page_size: int = 500) -> AsyncIterator[Product]:
+        after: str | None = None
+        while True:
+            page = await self.products(limit=page_size, after=after)
+            for p in page.items:
+                yield p
+            if page.next is None:
+                return
+            after = str(page.next)
+
+    async def product(self, sku: str) -> Product:
+        return m.product(await self.request("products.get", {"sku": sku}))
+
+    async def save_product(
+        self,
+        product: m.ProductLike,
+        expected_version: int | None = None,
+        print: Mapping[str, Any] | None = None,  # noqa: A002 - the protocol's name
+    ) -> SaveResult:
+        return m.save_result(
+            await self.request(
+                "products.save", m.save_product_params(product, expected_version, print)
+            )
+        )
+
+    async def delete_product(self, sku: str) -> bool:
+        return (await self.request("products.delete", {"sku": sku})).get("deleted") is True
+
+    async def templates(self, limit: int | None = None, after: str | None = None) -> Page[JSONObject]:
+        return m.templates_page(await self.request("templates.list", m.page_params(limit, after)))
+
+    async def template(self, name: str) -> JSONObject:
+        return m.template(await self.request("templates.get", {"name": name}))
+
+    async def save_template(self, template: Mapping[str, Any]) -> JSONObject:
+        return m.template(
+            await self.request("templates.save", {"template": dict(template)}), "templates.save"
+        )
+
+    async def render(
+        self,
+        template: str,
+        sku: str | None = None,
+        data: Mapping[str, Any] | None = None,
+        printer: str | None = None,
+        language: str | None = None,
+        format: str = "png",  # noqa: A002 - the protocol's name
+        dpi: int | None = None,
+    ) -> RenderResult:
+        return m.render_result(
+            await self.request(
+                "labels.render", m.render_params(template, sku, data, printer, language, format, dpi)
+            )
+        )
+
+    async def submit(
+        self,
+        printer: str,
+        *,
+        copies: int = 1,
+        template: str | None = None,
+        sku: str | None = None,
+        data: Mapping[str, Any] | None = None,
+        document: bytes | str | None = None,
+        document_format: str = "native",
+    ) -> Job:
+        return m.job(
+            await self.request(
+                "jobs.submit",
+                m.submit_params(printer, copies, template, sku, data, document, document_format),
+            ),
+            "jobs.submit",
+        )
+
+    async def job(self, job_id: int) -> Job:
+        return m.job(await self.request("jobs.get", {"job": job_id}))
+
+    async def cancel(self, job_id: int) -> Job:
+        return m.job(await self.request("jobs.cancel", {"job": job_id}), "jobs.cancel")
+
+    async def jobs(
+        self,
+        printer: str | None = None,
+        states: list[str] | None = None,
+        limit: int | None = None,
+        after: int | None = None,
+    ) -> Page[Job]:
+        return m.jobs_page(
+            await self.request("jobs.list", m.jobs_params(printer, states, limit, after))
+        )
+
+    async def active_alerts(self) -> list[Alert]:
+        return [Alert.from_json(a) for a in m.alerts_list(await self.request("alerts.active"))]
+
+    async def dismiss(self, alert_id: str) -> bool:
+        return m.dismissed(await self.request("alerts.dismiss", {"id": alert_id}))
+
+    async def devices(self) -> JSONObject:
+        return await self.request("devices.list")
+
+    # --- streams -------------------------------------------------------------------
+
+    def alerts(
+        self, since: int | None = None, resume_file: str | os.PathLike[str] | None = None
+    ) -> AsyncAlertStream:
+        """Every alert event after the starting point, exactly once, in seq order, and a
+        :class:`Gap` where labeld no longer had some (``async for item in
+        client.alerts(): ...``). Runs on a connection of its own until closed."""
+        stream = AsyncAlertStream(self, since=since, resume_file=resume_file)
+        self._streams.add(stream)
+        return stream
+
+    def job_updates(self, job_id: int, timeout: float | None = None) -> AsyncIterator[Job]:
+        """Each change of job ``job_id`` up to and including its terminal state, across
+        reconnects. ``timeout`` bounds the whole sequence (Timeout), None: no bound."""
+        return self._job_updates(job_id, _deadline(timeout))
+
+    async def wait_job(self, job_id: int, timeout: float | None = None) -> Job:
+        """The job once it is completed, canceled or aborted (Timeout after ``timeout``)."""
+        gen = self._job_updates(job_id, _deadline(timeout))
+        try:
+            async for job in gen:
+                if job.terminal:
+                    return job
+            raise ProtocolViolation(f"job {job_id}'s updates ended before a terminal state")
+        finally:
+            await gen.aclose()
+
+    async def _job_updates(
+        self, job_id: int, deadline: float | None
+    ) -> AsyncGenerator[Job, None]:
+        progress = JobProgress(job_id)
+        backoff = Backoff()
+        while True:
+            try:
+                conn = _Pull(await _open_socket(self.socket_path, deadline))
+            except Unreachable as e:
+                if e.permission_denied:
+                    raise
+                await _sleep_within(backoff.next_delay(), deadline, e)
+                continue
+            overflow = False
+            try:
+                await conn.send(encode_request(1, "subscribe", {"topics": ["jobs"]}))
+                while True:
+                    msg = await conn.read_message(deadline)
+                    if msg.get("id") == 1 and "method" not in msg:
+                        break
+                if "error" in msg:
+                    raise error_from_wire(msg["error"])
+                backoff.reset()
+                await conn.send(encode_request(2, "jobs.get", {"job": job_id}))
+                while True:
+                    msg = await conn.read_message(deadline)
+                    if msg.get("id") == 2 and "method" not in msg:
+                        if "error" in msg:
+                            raise error_from_wire(msg["error"])
+                        result = msg.get("result")
+                        if not isinstance(result, dict):
+                            raise ProtocolViolation("jobs.get: the result is not an object")
+                        job = m.job(result)
+                    elif msg.get("method") == "job":
+                        job = Job.from_json(msg.get("params"))
+                    elif msg.get("method") == "overflow":
+                        overflow = True
+                        break
+                    else:
+                        continue
+                    if progress.accept(job):
+                        yield job
+                        if progress.done:
+                            return
+            except (_Eof, _NotSent, ProtocolViolation):
+                pass  # reconnect (after a back-off) and catch up with jobs.get
+            finally:
+                conn.close()
+            if not overflow:
+                await _sleep_within(backoff.next_delay(), deadline, None)
+
+
+async def _sleep_within(delay: float, deadline: float | None, cause: BaseException | None) -> None:
+    if deadline is not None and time.monotonic() + delay > deadline:
+        remaining = deadline - time.monotonic()
+        if remaining > 0:
+            await asyncio.sleep(remaining)
+        raise Timeout("labeld did not answer in time") from cause
+    await asyncio.sleep(delay)
+
+
+class AsyncAlertStream:
+    """An async iterator of :class:`Alert` and :class:`Gap` items (see
+    ``AsyncClient.alerts``). A task of its own reads the stream's connection (started on
+    the first ``__anext__``), reconnecting with back-off, and keeps at most ``max_ready``
+    items ahead of the consumer."""
+
+    max_ready = 1024
+
+    def __init__(
+        self,
+        client: AsyncClient,
+        since: int | None = None,
+        resume_file: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self._client_ref = weakref.ref(client)
+        self._path = client.socket_path
+        self._timeout = client.timeout
+        self._resume = os.fspath(resume_file) if resume_file is not None else None
+        position = since
+        if position is None and self._resume is not None:
+            position = load_resume_file(self._resume)
+        self._stored: int | None = position
+        self._to_store: int | None = None
+        self._sync = AlertSync(position=position)
+        self._ready: deque[Emit] = deque()
+        self._error: ClientError | None = None
+        self._closed = False
+        self._task: asyncio.Task[None] | None = None
+        self._changed: asyncio.Event | None = None
+        self._room: asyncio.Event | None = None
+        self._conn: _Pull | None = None
+        self.connects = 0
+        self.overflows = 0
+        self.last_error: BaseException | None = None
+
+    @property
+    def position(self) -> int | None:
+        return self._sync.position
+
+    def _events(self) -> tuple[asyncio.Event, asyncio.Event]:
+        if self._changed is None or self._room is None:
+            self._changed = asyncio.Event()
+            self._room = asyncio.Event()
+        return self._changed, self._room
+
+    def _ensure_started(self) -> None:
+        if self._task is None and not self._closed:
+            self._events()
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    # --- consumer side -------------------------------------------------------------
+
+    def __aiter__(self) -> AsyncAlertStream:
+        return self
+
+    async def __anext__(self) -> Alert | Gap:
+        return await self.next()
+
+    async def next(self, timeout: float | None = None) -> Alert | Gap:
+        """The next item; raises Timeout after ``timeout`` seconds (None: waits)."""
+        self._ensure_started()
+        changed, room = self._events()
+        deadline = _deadline(timeout)
+        if self._to_store is not None:
+            self._store(self._to_store)
+            self._to_store = None
+        while True:
+            if self._ready:
+                emit = self._ready.popleft()
+                room.set()
+                if emit.item is None:
+                    if emit.position is not None:
+                        self._store(emit.position)
+                    continue
+                self._to_store = emit.position
+                return emit.item
+            if self._error is not None:
+                err, self._error = self._error, None
+                raise err
+            if self._closed:
+                raise StopAsyncIteration
+            changed.clear()
+            try:
+                async with asyncio.timeout(_remaining(deadline)):
+                    await changed.wait()
+            except TimeoutError:
+                raise Timeout("no alert within the timeout") from None
+
+    def _store(self, position: int) -> None:
+        if self._resume is None or position == self._stored:
+            return
+        try:
+            store_resume_file(self._resume, position)
+        except OSError as e:
+            raise ResumeFileError(f"cannot write the alert resume file {self._resume}: {e}") from e
+        self._stored = position
+
+    async def aclose(self) -> None:
+        """Stop the stream and close its connection."""
+        task = self._task
+        self.abort()
+        if task is not None and task is not asyncio.current_task():
+            try:
+                await task
+            except BaseException:
+                pass
+
+    def abort(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._task is not None:
+            self._task.cancel()
+        if self._conn is not None:
+            self._conn.close()
+        if self._changed is not None:
+            self._changed.set()
+        client = self._client_ref()
+        if client is not None:
+            client._streams.discard(self)
+
+    async def __aenter__(self) -> AsyncAlertStream:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def _offer(self, alert: Alert) -> None:
+        if not self._closed:
+            self._push(self._sync.offer(alert))
+
+    # --- the reader task -----------------------------------------------------------
+
+    def _push(self, emits: list[Emit]) -> None:
+        if emits:
+            self._ready.extend(emits)
+            if self._changed is not None:
+                self._changed.set()
+
+    def _post_error(self, e: ClientError) -> None:
+        self._error = e
+        if self._changed is not None:
+            self._changed.set()
+
+    async def _run(self) -> None:
+        backoff = Backoff()
+        while not self._closed:
+            try:
+                self._conn = conn = _Pull(await _open_socket(self._path, _deadline(self._timeout)))
+            except (Unreachable, Timeout) as e:
+                self.last_error = e
+                if isinstance(e, Unreachable) and e.permission_denied:
+                    self._post_error(e)
+                await asyncio.sleep(backoff.next_delay())
+                continue
+            overflow = False
+            try:
+                overflow = await self._session(conn, backoff)
+            except (_Eof, _NotSent, ClientError, OSError) as e:
+                self.last_error = e
+                if isinstance(e, LabeldError):
+                    self._post_error(e)
+            finally:
+                conn.close()
+                self._conn = None
+                self._sync.on_disconnect()
+            if self._closed:
+                return
+            if overflow:
+                self.overflows += 1
+                continue
+            await asyncio.sleep(backoff.next_delay())
+
+    async def _session(self, conn: _Pull, backoff: Backoff) -> bool:
+        _, room = self._events()
+        params = self._sync.subscribe_params()
+        self.connects += 1
+        timeout = self._timeout
+        await conn.send(encode_request(1, "subscribe", params))
+        waiting: dict[int, str] = {1: "subscribe"}
+        answer_by = _deadline(timeout)
+        while True:
+            msg = await conn.read_message(answer_by if waiting else None)
+            method = msg.get("method")
+            if method is None:
+                rid = msg.get("id")
+                kind = waiting.pop(rid, None) if isinstance(rid, int) else None
+                if kind is None:
+                    continue
+                if "error" in msg:
+                    raise error_from_wire(msg["error"])
+                result = msg.get("result")
+                if kind == "subscribe":
+                    need_active, emits = self._sync.on_subscribed(result)
+                    self._push(emits)
+                    backoff.reset()
+                    if need_active:
+                        await conn.send(encode_request(2, "alerts.active", None))
+                        waiting[2] = "active"
+                        answer_by = _deadline(timeout)
+                else:
+                    if not isinstance(result, dict):
+                        raise ProtocolViolation("alerts.active: the result is not an object")
+                    snapshot = [Alert.from_json(a) for a in m.alerts_list(result)]
+                    self._push(self._sync.on_active(snapshot))
+            elif method == "alert":
+                self._push(self._sync.on_alert(Alert.from_json(msg.get("params"))))
+            elif method == "overflow":
+                return True
+            while len(self._ready) >= self.max_ready and not self._closed:
+                room.clear()
+                await room.wait()

@@ -1,0 +1,806 @@
+"""The blocking client: :class:`Client`, its alert stream and job progress."""
+
+from __future__ import annotations
+
+import math
+import os
+import select
+import socket
+import struct
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Generator, Iterator, Mapping
+from types import TracebackType
+from typing import Any
+
+from . import _methods as m
+from ._wire import (
+    READ_CHUNK,
+    Backoff,
+    LineBuffer,
+    decode_message,
+    encode_request,
+    is_read_only,
+    resolve_socket_path,
+)
+from .alerts import AlertSync, Emit, ResumeFileError, load_resume_file, store_resume_file
+from .errors import (
+    ClientError,
+    ConnectionLost,
+    LabeldError,
+    ProtocolViolation,
+    SaveFailed,
+    Timeout,
+    Unreachable,
+    error_from_wire,
+    unreachable_error,
+)
+from .jobs import JobProgress
+from .models import Alert, Gap, HelloResult, Job, Page, Printer, Product, RenderResult, SaveResult
+
+__all__ = ["Client", "AlertStream", "DEFAULT_TIMEOUT"]
+
+DEFAULT_TIMEOUT = 60.0
+
+_POLLIN = select.POLLIN | select.POLLPRI
+_POLLOUT = select.POLLOUT
+
+JSONObject = dict[str, Any]
+
+
+class _Default:
+    pass
+
+
+_DEFAULT: Any = _Default()
+
+
+def _deadline(timeout: float | None) -> float | None:
+    return None if timeout is None else time.monotonic() + timeout
+
+
+def _remaining_ms(deadline: float | None) -> int | None:
+    if deadline is None:
+        return None
+    return max(0, math.ceil((deadline - time.monotonic()) * 1000))
+
+
+class _Eof(Exception):
+    """labeld closed the connection."""
+
+
+class _NotSent(Exception):
+    """The connection was found dead before any byte of the request went out."""
+
+
+class _Woken(Exception):
+    """The stream was closed from another thread."""
+
+
+class _SyncConn:
+    """One connection, split into lines.
+
+    A call connection is a blocking socket whose SO_RCVTIMEO/SO_SNDTIMEO bound each wait
+    (one syscall per read); a stream's connection (``watch``) is non-blocking and polled
+    together with a wake-up pipe.
+    """
+
+    def __init__(self, path: str, deadline: float | None) -> None:
+        self.path = path
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            remaining = None if deadline is None else max(0.001, deadline - time.monotonic())
+            sock.settimeout(remaining)
+            sock.connect(path)
+        except TimeoutError:
+            sock.close()
+            raise Timeout(f"connecting to labeld at {path} timed out") from None
+        except OSError as e:
+            sock.close()
+            raise unreachable_error(path, e) from None
+        sock.settimeout(None)
+        self.sock = sock
+        self.fd = sock.fileno()
+        self.buf = LineBuffer()
+        self.next_id = 1
+        self.closed = False
+        self._rcvtimeo = 0.0  # 0: for ever
+        self._poll_wake: Any = None
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.sock.close()
+
+    def watch(self, wake_fd: int) -> None:
+        """Poll from now on, and raise _Woken when ``wake_fd`` becomes readable."""
+        self.sock.setblocking(False)
+        p = select.poll()
+        p.register(self.fd, _POLLIN)
+        p.register(wake_fd, _POLLIN)
+        self._poll_wake = (p, wake_fd)
+
+    def _set_timeouts(self, seconds: float) -> None:
+        tv = struct.pack("@ll", int(seconds), int((seconds % 1) * 1_000_000))
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, tv)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, tv)
+        self._rcvtimeo = seconds
+
+    def _bound(self, deadline: float | None) -> None:
+        """Make one blocking wait end by ``deadline`` (a little later at worst)."""
+        if deadline is None:
+            if self._rcvtimeo != 0.0:
+                self._set_timeouts(0.0)
+            return
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise Timeout("no answer from labeld in time")
+        current = self._rcvtimeo
+        if current == 0.0 or current > remaining * 1.01 + 0.01:
+            self._set_timeouts(max(remaining, 0.001))
+
+    def send(self, data: bytes, deadline: float | None) -> None:
+        if self._poll_wake is not None:
+            return self._send_polled(data, deadline)
+        self._bound(deadline)
+        sent = 0
+        total = len(data)
+        view = memoryview(data)
+        while sent < total:
+            try:
+                sent += self.sock.send(view[sent:] if sent else data)
+            except BlockingIOError:
+                self._bound(deadline)  # raises Timeout once the deadline has passed
+            except OSError as e:
+                if sent == 0:
+                    raise _NotSent() from e
+                raise _Eof() from e
+
+    def _send_polled(self, data: bytes, deadline: float | None) -> None:
+        view = memoryview(data)
+        sent = 0
+        while sent < len(data):
+            try:
+                sent += self.sock.send(view[sent:])
+            except BlockingIOError:
+                p = select.poll()
+                p.register(self.fd, _POLLOUT)
+                if not p.poll(_remaining_ms(deadline)):
+                    raise Timeout("labeld did not take the request in time") from None
+            except OSError as e:
+                if sent == 0:
+                    raise _NotSent() from e
+                raise _Eof() from e
+
+    def read_message(self, deadline: float | None) -> JSONObject:
+        buf = self.buf
+        polled = self._poll_wake is not None
+        while True:
+            if buf.pending:
+                line = buf.next_line()
+                if line is not None:
+                    return decode_message(line)
+            if polled:
+                p, wake_fd = self._poll_wake
+                events = p.poll(_remaining_ms(deadline))
+                if not events:
+                    raise Timeout("no answer from labeld in time")
+                if any(fd == wake_fd for fd, _ in events):
+                    raise _Woken()
+            else:
+                self._bound(deadline)
+            try:
+                data = self.sock.recv(READ_CHUNK)
+            except BlockingIOError:
+                continue  # SO_RCVTIMEO expired (_bound decides) or a spurious wake-up
+            except OSError as e:
+                raise _Eof() from e
+            if not data:
+                raise _Eof()
+            if not buf.pending and data[-1:] == b"\n" and data.find(b"\n") == len(data) - 1:
+                return decode_message(data[:-1])  # the usual case: exactly one line
+            buf.feed(data)
+
+
+def _lost(path: str, method: str) -> ConnectionLost:
+    return ConnectionLost(
+        f"the connection to labeld at {path} closed before its answer to {method}: "
+        "the request may or may not have run; check with a get/list before retrying"
+    )
+
+
+class Client:
+    """A blocking labeld client; calls from several threads are safe (they take turns
+    on one connection, opened on first use and reopened after it drops).
+
+    ``timeout`` bounds each call (seconds; None waits for ever).
+    """
+
+    def __init__(
+        self,
+        socket_path: str | os.PathLike[str] | None = None,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.socket_path = resolve_socket_path(socket_path)
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._conn: _SyncConn | None = None
+        self._streams: weakref.WeakSet[AlertStream] = weakref.WeakSet()
+        self._streams_lock = threading.Lock()
+        self._closed = False
+
+    # --- lifecycle -----------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection and every alert stream this client created."""
+        self._closed = True
+        with self._streams_lock:
+            streams = list(self._streams)
+        for s in streams:
+            s.close()
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- calls ---------------------------------------------------------------------
+
+    def call(self, method: str, /, **params: Any) -> JSONObject:
+        """Call ``method`` with ``params``; returns its result object."""
+        return self._request(method, params or None, self.timeout)
+
+    def request(
+        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: Any = _DEFAULT
+    ) -> JSONObject:
+        """Like :meth:`call`, with params as a mapping and an optional per-call timeout."""
+        t: float | None = self.timeout if timeout is _DEFAULT else timeout
+        return self._request(method, dict(params) if params else None, t)
+
+    def _request(self, method: str, params: JSONObject | None, t: float | None) -> JSONObject:
+        if self._closed:
+            raise ClientError("the client is closed")
+        if t is None:
+            deadline = None
+            self._lock.acquire()
+        else:
+            deadline = time.monotonic() + t
+            if not self._lock.acquire(True, t if t > 0 else 0):
+                raise Timeout(f"{method}: other calls on this client did not finish in time")
+        try:
+            msg = self._exchange(method, params, deadline)
+        finally:
+            self._lock.release()
+        if "error" in msg:
+            err = error_from_wire(msg["error"])
+            if isinstance(err, SaveFailed) and err.alert is not None:
+                self._offer(err.alert)
+            raise err
+        result = msg.get("result")
+        if not isinstance(result, dict):
+            raise ProtocolViolation(f"{method}: the result is not an object: {result!r:.200}")
+        return result
+
+    def _exchange(self, method: str, params: JSONObject | None, deadline: float | None) -> JSONObject:
+        retried = False
+        fresh_tries = 0
+        while True:
+            conn = self._conn
+            if conn is None:
+                conn = self._conn = _SyncConn(self.socket_path, deadline)
+            rid = conn.next_id
+            conn.next_id += 1
+            try:
+                conn.send(encode_request(rid, method, params), deadline)
+            except _NotSent:
+                # A connection that died before (labeld restarted): nothing of the request
+                # went out, so any method may go again, once, on a new connection.
+                self._drop()
+                fresh_tries += 1
+                if fresh_tries > 1:
+                    raise _lost(self.socket_path, method) from None
+                continue
+            except _Eof:
+                self._drop()
+                if is_read_only(method) and not retried:
+                    retried = True
+                    continue
+                raise _lost(self.socket_path, method) from None
+            except BaseException:
+                self._drop()
+                raise
+            try:
+                while True:
+                    msg = conn.read_message(deadline)
+                    if "method" in msg and "id" not in msg:
+                        continue  # a notification (this connection subscribed to something)
+                    mid = msg.get("id")
+                    if mid == rid or (mid is None and "error" in msg):
+                        return msg
+                    # an answer to an earlier request on this connection: not ours
+            except _Eof:
+                self._drop()
+                if is_read_only(method) and not retried:
+                    retried = True
+                    continue
+                raise _lost(self.socket_path, method) from None
+            except BaseException:
+                # a timeout, a protocol violation, an interrupt: the connection's state is
+                # unknown (an answer may still come), so the next call starts afresh
+                self._drop()
+                raise
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _offer(self, alert: Alert) -> None:
+        with self._streams_lock:
+            streams = list(self._streams)
+        for s in streams:
+            s._offer(alert)
+
+    # --- typed helpers -------------------------------------------------------------
+
+    def hello(self, client: str | None = "labeld_client (python)") -> HelloResult:
+        return m.hello(self.request("hello", {"client": client} if client is not None else None))
+
+    def printers(self) -> list[Printer]:
+        return m.printers(self.request("printers.list"))
+
+    def printer(self, printer_id: str) -> Printer:
+        return m.printer(self.request("printers.get", {"printer": printer_id}))
+
+    def refresh_printers(self) -> list[Printer]:
+        return m.printers(self.request("printers.refresh"), "printers.refresh")
+
+    def simulate(self, printer: str, fault: str | None) -> Printer:
+        """Give simulated printer ``printer`` the fault ``fault`` (None clears it)."""
+        return m.printer(
+            self.request("printers.simulate", {"printer": printer, "fault": fault}),
+            "printers.simulate",
+        )
+
+    def products(self, limit: int | None = None, after: str | None = None) -> Page[Product]:
+        return m.products_page(self.request("products.list", m.page_params(limit, after)))
+
+    def all_products(self, page_size: int = 500) -> Iterator[Product]:
+        after: str | None = None
+        while True:
+            page = self.products(limit=page_size, after=after)
+            yield from page.items
+            if page.next is None:
+                return
+            after = str(page.next)
+
+    def product(self, sku: str) -> Product:
+        return m.product(self.request("products.get", {"sku": sku}))
+
+    def save_product(
+        self,
+        product: m.ProductLike,
+        expected_version: int | None = None,
+        print: Mapping[str, Any] | None = None,  # noqa: A002 - the protocol's name
+    ) -> SaveResult:
+        return m.save_result(
+            self.request("products.save", m.save_product_params(product, expected_version, print))
+        )
+
+    def delete_product(self, sku: str) -> bool:
+        return self.request("products.delete", {"sku": sku}).get("deleted") is True
+
+    def templates(self, limit: int | None = None, after: str | None = None) -> Page[JSONObject]:
+        return m.templates_page(self.request("templates.list", m.page_params(limit, after)))
+
+    def template(self, name: str) -> JSONObject:
+        return m.template(self.request("templates.get", {"name": name}))
+
+    def save_template(self, template: Mapping[str, Any]) -> JSONObject:
+        return m.template(
+            self.request("templates.save", {"template": dict(template)}), "templates.save"
+        )
+
+    def render(
+        self,
+        template: str,
+        sku: str | None = None,
+        data: Mapping[str, Any] | None = None,
+        printer: str | None = None,
+        language: str | None = None,
+        format: str = "png",  # noqa: A002 - the protocol's name
+        dpi: int | None = None,
+    ) -> RenderResult:
+        return m.render_result(
+            self.request(
+                "labels.render", m.render_params(template, sku, data, printer, language, format, dpi)
+            )
+        )
+
+    def submit(
+        self,
+        printer: str,
+        *,
+        copies: int = 1,
+        template: str | None = None,
+        sku: str | None = None,
+        data: Mapping[str, Any] | None = None,
+        document: bytes | str | None = None,
+        document_format: str = "native",
+    ) -> Job:
+        return m.job(
+            self.request(
+                "jobs.submit",
+                m.submit_params(printer, copies, template, sku, data, document, document_format),
+            ),
+            "jobs.submit",
+        )
+
+    def job(self, job_id: int) -> Job:
+        return m.job(self.request("jobs.get", {"job": job_id}))
+
+    def cancel(self, job_id: int) -> Job:
+        return m.job(self.request("jobs.cancel", {"job": job_id}), "jobs.cancel")
+
+    def jobs(
+        self,
+        printer: str | None = None,
+        states: list[str] | None = None,
+        limit: int | None = None,
+        after: int | None = None,
+    ) -> Page[Job]:
+        return m.jobs_page(self.request("jobs.list", m.jobs_params(printer, states, limit, after)))
+
+    def active_alerts(self) -> list[Alert]:
+        return [Alert.from_json(a) for a in m.alerts_list(self.request("alerts.active"))]
+
+    def dismiss(self, alert_id: str) -> bool:
+        return m.dismissed(self.request("alerts.dismiss", {"id": alert_id}))
+
+    def devices(self) -> JSONObject:
+        return self.request("devices.list")
+
+    # --- streams -------------------------------------------------------------------
+
+    def alerts(
+        self, since: int | None = None, resume_file: str | os.PathLike[str] | None = None
+    ) -> AlertStream:
+        """Every alert event after the starting point, exactly once, in seq order, and a
+        :class:`Gap` where labeld no longer had some. Runs on a connection of its own
+        until closed (``with client.alerts() as stream: for item in stream: ...``)."""
+        stream = AlertStream(self, since=since, resume_file=resume_file)
+        with self._streams_lock:
+            self._streams.add(stream)
+        stream._start()
+        return stream
+
+    def _forget(self, stream: AlertStream) -> None:
+        with self._streams_lock:
+            self._streams.discard(stream)
+
+    def job_updates(self, job_id: int, timeout: float | None = None) -> Iterator[Job]:
+        """Each change of job ``job_id`` up to and including its terminal state, across
+        reconnects. ``timeout`` bounds the whole sequence (Timeout), None: no bound."""
+        return self._job_updates(job_id, _deadline(timeout))
+
+    def wait_job(self, job_id: int, timeout: float | None = None) -> Job:
+        """The job once it is completed, canceled or aborted (Timeout after ``timeout``)."""
+        gen = self._job_updates(job_id, _deadline(timeout))
+        try:
+            last: Job | None = None
+            for last in gen:
+                if last.terminal:
+                    return last
+            raise ProtocolViolation(f"job {job_id}'s updates ended before a terminal state")
+        finally:
+            gen.close()
+
+    def _job_updates(self, job_id: int, deadline: float | None) -> Generator[Job, None, None]:
+        progress = JobProgress(job_id)
+        backoff = Backoff()
+        while True:
+            try:
+                conn = _SyncConn(self.socket_path, deadline)
+            except Unreachable as e:
+                if e.permission_denied:
+                    raise
+                _sleep_within(backoff.next_delay(), deadline, e)
+                continue
+            overflow = False
+            try:
+                conn.send(encode_request(1, "subscribe", {"topics": ["jobs"]}), deadline)
+                msg = _response(conn, 1, deadline)
+                if "error" in msg:
+                    raise error_from_wire(msg["error"])
+                backoff.reset()
+                conn.send(encode_request(2, "jobs.get", {"job": job_id}), deadline)
+                while True:
+                    msg = conn.read_message(deadline)
+                    if msg.get("id") == 2 and "method" not in msg:
+                        if "error" in msg:
+                            raise error_from_wire(msg["error"])
+                        result = msg.get("result")
+                        if not isinstance(result, dict):
+                            raise ProtocolViolation("jobs.get: the result is not an object")
+                        job = m.job(result)
+                    elif msg.get("method") == "job":
+                        job = Job.from_json(msg.get("params"))
+                    elif msg.get("method") == "overflow":
+                        overflow = True
+                        break
+                    else:
+                        continue
+                    if progress.accept(job):
+                        yield job
+                        if progress.done:
+                            return
+            except (_Eof, _NotSent, ProtocolViolation):
+                pass  # reconnect (after a back-off) and catch up with jobs.get
+            finally:
+                conn.close()
+            if not overflow:
+                _sleep_within(backoff.next_delay(), deadline, None)
+
+
+def _response(conn: _SyncConn, rid: int, deadline: float | None) -> JSONObject:
+    while True:
+        msg = conn.read_message(deadline)
+        if msg.get("id") == rid and "method" not in msg:
+            return msg
+
+
+def _sleep_within(delay: float, deadline: float | None, cause: BaseException | None) -> None:
+    if deadline is not None and time.monotonic() + delay > deadline:
+        remaining = deadline - time.monotonic()
+        if remaining > 0:
+            time.sleep(remaining)
+        raise Timeout("labeld did not answer in time") from cause
+    time.sleep(delay)
+
+
+class AlertStream:
+    """An iterator of :class:`Alert` and :class:`Gap` items (see ``Client.alerts``).
+
+    A thread of its own reads the stream's connection, reconnecting with back-off, and
+    keeps at most ``max_ready`` items ahead of the consumer (then it stops reading, and a
+    consumer that falls far behind is sent ``overflow`` and resumes).
+    """
+
+    max_ready = 1024
+
+    def __init__(
+        self,
+        client: Client,
+        since: int | None = None,
+        resume_file: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self._client_ref = weakref.ref(client)
+        self._path = client.socket_path
+        self._timeout = client.timeout
+        self._resume = os.fspath(resume_file) if resume_file is not None else None
+        position = since
+        if position is None and self._resume is not None:
+            position = load_resume_file(self._resume)
+        self._stored: int | None = position
+        self._to_store: int | None = None
+        self._sync = AlertSync(position=position)
+        self._lock = threading.Lock()
+        self._not_empty = threading.Condition(self._lock)
+        self._not_full = threading.Condition(self._lock)
+        self._ready: deque[Emit] = deque()
+        self._error: ClientError | None = None
+        self._closed = False
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_w, False)
+        self._thread = threading.Thread(target=self._run, name="labeld-alerts", daemon=True)
+        #: connections made, overflow notifications received, last transport problem
+        self.connects = 0
+        self.overflows = 0
+        self.last_error: BaseException | None = None
+
+    def _start(self) -> None:
+        self._thread.start()
+
+    @property
+    def position(self) -> int | None:
+        """The seq of the last event handed out or accounted for (None: fresh)."""
+        with self._lock:
+            return self._sync.position
+
+    # --- consumer side -------------------------------------------------------------
+
+    def __iter__(self) -> AlertStream:
+        return self
+
+    def __next__(self) -> Alert | Gap:
+        return self.next()
+
+    def next(self, timeout: float | None = None) -> Alert | Gap:
+        """The next item; raises Timeout after ``timeout`` seconds (None: waits)."""
+        deadline = _deadline(timeout)
+        with self._lock:
+            if self._to_store is not None:
+                self._store(self._to_store)  # the item handed out last is handled now
+                self._to_store = None
+            while True:
+                if self._ready:
+                    emit = self._ready.popleft()
+                    self._not_full.notify()
+                    if emit.item is None:
+                        if emit.position is not None:
+                            self._store(emit.position)
+                        continue
+                    self._to_store = emit.position
+                    return emit.item
+                if self._error is not None:
+                    err, self._error = self._error, None
+                    raise err
+                if self._closed:
+                    raise StopIteration
+                if deadline is None:
+                    self._not_empty.wait()
+                else:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise Timeout("no alert within the timeout")
+                    self._not_empty.wait(remaining)
+
+    def _store(self, position: int) -> None:
+        if self._resume is None or position == self._stored:
+            return
+        try:
+            store_resume_file(self._resume, position)
+        except OSError as e:
+            raise ResumeFileError(f"cannot write the alert resume file {self._resume}: {e}") from e
+        self._stored = position
+
+    def close(self) -> None:
+        """Stop the stream and close its connection."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._not_empty.notify_all()
+            self._not_full.notify_all()
+        try:
+            os.write(self._wake_w, b"x")
+        except OSError:
+            pass
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(timeout=10)
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+        client = self._client_ref()
+        if client is not None:
+            client._forget(self)
+
+    def __enter__(self) -> AlertStream:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _offer(self, alert: Alert) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._push(self._sync.offer(alert))
+
+    # --- the reader thread ---------------------------------------------------------
+
+    def _push(self, emits: list[Emit]) -> None:
+        if emits:
+            self._ready.extend(emits)
+            self._not_empty.notify_all()
+
+    def _wait_room(self) -> None:
+        with self._lock:
+            while len(self._ready) >= self.max_ready and not self._closed:
+                self._not_full.wait()
+
+    def _sleep(self, delay: float) -> bool:
+        """Sleep unless closed meanwhile; True when closed."""
+        r, _, _ = select.select([self._wake_r], [], [], delay)
+        return bool(r) or self._closed
+
+    def _run(self) -> None:
+        backoff = Backoff()
+        while not self._closed:
+            try:
+                conn = _SyncConn(self._path, _deadline(self._timeout))
+            except (Unreachable, Timeout) as e:
+                self.last_error = e
+                if isinstance(e, Unreachable) and e.permission_denied:
+                    with self._lock:
+                        self._error = e
+                        self._not_empty.notify_all()
+                if self._sleep(backoff.next_delay()):
+                    return
+                continue
+            overflow = False
+            try:
+                conn.watch(self._wake_r)
+                overflow = self._session(conn, backoff)
+            except _Woken:
+                return
+            except (_Eof, _NotSent, ClientError, OSError) as e:
+                self.last_error = e
+                if isinstance(e, LabeldError):
+                    with self._lock:
+                        self._error = e
+                        self._not_empty.notify_all()
+            finally:
+                conn.close()
+                with self._lock:
+                    self._sync.on_disconnect()
+            if self._closed:
+                return
+            if overflow:
+                self.overflows += 1
+                continue
+            if self._sleep(backoff.next_delay()):
+                return
+
+    def _session(self, conn: _SyncConn, backoff: Backoff) -> bool:
+        """Runs one connection; True when it ended with an overflow."""
+        with self._lock:
+            params = self._sync.subscribe_params()
+        self.connects += 1
+        timeout = self._timeout
+        conn.send(encode_request(1, "subscribe", params), _deadline(timeout))
+        waiting: dict[int, str] = {1: "subscribe"}
+        answer_by = _deadline(timeout)
+        while True:
+            msg = conn.read_message(answer_by if waiting else None)
+            method = msg.get("method")
+            if method is None:
+                rid = msg.get("id")
+                kind = waiting.pop(rid, None) if isinstance(rid, int) else None
+                if kind is None:
+                    continue
+                if "error" in msg:
+                    raise error_from_wire(msg["error"])
+                result = msg.get("result")
+                if kind == "subscribe":
+                    with self._lock:
+                        need_active, emits = self._sync.on_subscribed(result)
+                        self._push(emits)
+                    backoff.reset()
+                    if need_active:
+                        conn.send(encode_request(2, "alerts.active", None), _deadline(timeout))
+                        waiting[2] = "active"
+                        answer_by = _deadline(timeout)
+                else:
+                    if not isinstance(result, dict):
+                        raise ProtocolViolation("alerts.active: the result is not an object")
+                    snapshot = [Alert.from_json(a) for a in m.alerts_list(result)]
+                    with self._lock:
+                        self._push(self._sync.on_active(snapshot))
+            elif method == "alert":
+                event = Alert.from_json(msg.get("params"))
+                with self._lock:
+                    self._push(self._sync.on_alert(event))
+            elif method == "overflow":
+                return True
+            if conn.buf.pending == 0 or len(self._ready) >= self.max_ready:
+                self._wait_room()
+                if self._closed:
+                    raise _Woken()
