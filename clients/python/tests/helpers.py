@@ -1,0 +1,210 @@
+"""Shared helpers of the tests: bounded waiting, the daemon's journal, asyncio runs."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from labeld_client import Alert, Client, ClientError, Gap
+from labeld_client.client import AlertStream
+
+T = TypeVar("T")
+
+ZPL = b"^XA^FO30,30^A0N,40,40^FDHello^FS^XZ\n"
+
+
+def wait_for(what: str, probe: Callable[[], T | None], timeout: float = 10.0, every: float = 0.01) -> T:
+    """Poll ``probe`` until it returns something truthy; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.1f} s waiting for {what}")
+        time.sleep(every)
+
+
+def run_async(coro: Coroutine[Any, Any, T], timeout: float = 60.0) -> T:
+    """Run ``coro`` in a fresh event loop, bounded by ``timeout`` seconds."""
+
+    async def bounded() -> T:
+        async with asyncio.timeout(timeout):
+            return await coro
+
+    return asyncio.run(bounded())
+
+
+def journal(db_path: str, above: int = 0) -> list[tuple[int, str, str]]:
+    """(seq, id, state) of every event labeld's journal holds above ``above``."""
+    con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10)
+    try:
+        rows = con.execute(
+            "SELECT seq, id, state FROM alerts WHERE seq > ? ORDER BY seq", (above,)
+        ).fetchall()
+    finally:
+        con.close()
+    return [(int(s), str(i), str(st)) for s, i, st in rows]
+
+
+def latest_seq(client: Client) -> int:
+    """The daemon's latest alert seq (a throwaway subscribe on its own connection)."""
+    probe = Client(client.socket_path, timeout=10)
+    try:
+        return int(probe.call("subscribe", topics=["alerts"])["seq"])
+    finally:
+        probe.close()
+
+
+def take(stream: AlertStream, n: int, timeout: float = 10.0) -> list[Alert | Gap]:
+    """The next ``n`` items of ``stream`` (fails after ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    items: list[Alert | Gap] = []
+    while len(items) < n:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise AssertionError(f"got {len(items)} of {n} items within {timeout} s: {items}")
+        items.append(stream.next(timeout=remaining))
+    return items
+
+
+def take_until(
+    stream: AlertStream, done: Callable[[list[Alert | Gap]], bool], timeout: float = 10.0
+) -> list[Alert | Gap]:
+    deadline = time.monotonic() + timeout
+    items: list[Alert | Gap] = []
+    while not done(items):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise AssertionError(f"condition not met within {timeout} s; items so far: {items}")
+        try:
+            items.append(stream.next(timeout=min(remaining, 0.5)))
+        except ClientError:
+            continue
+    return items
+
+
+def seqs(items: list[Alert | Gap]) -> list[int]:
+    return [i.seq for i in items if isinstance(i, Alert)]
+
+
+class Toggler:
+    """Raises alert events: toggles a fault on simulated printers (each call is one event)."""
+
+    FAULTS = ("mediaEmpty", "coverOpen", "paused", "mediaJam")
+
+    def __init__(self, client: Client, printers: tuple[str, ...] = ("sim:zebra", "sim:ql")) -> None:
+        self.client = client
+        self.printers = printers
+        self.state: dict[str, str | None] = {p: None for p in printers}
+        self.n = 0
+
+    def step(self) -> None:
+        p = self.printers[self.n % len(self.printers)]
+        fault = None if self.state[p] else self.FAULTS[(self.n // len(self.printers)) % len(self.FAULTS)]
+        self.n += 1
+        self.client.simulate(p, fault)
+        self.state[p] = fault
+
+    def run(self, count: int) -> None:
+        for _ in range(count):
+            self.step()
+
+
+class Background(threading.Thread):
+    """A thread whose exception fails the test when joined."""
+
+    def __init__(self, target: Callable[[], Any], name: str) -> None:
+        super().__init__(name=name, daemon=True)
+        self._fn = target
+        self.error: BaseException | None = None
+        self.result: Any = None
+
+    def run(self) -> None:
+        try:
+            self.result = self._fn()
+        except BaseException as e:  # noqa: BLE001 - reported by finish()
+            self.error = e
+
+    def finish(self, timeout: float) -> Any:
+        self.join(timeout)
+        if self.is_alive():
+            raise AssertionError(f"thread {self.name} did not finish within {timeout} s")
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+class Bridge:
+    """An AsyncClient driven from synchronous test code: every coroutine runs on an event
+    loop in a thread of its own, so one scenario can test Client and AsyncClient alike.
+    Async iterators come back as lists (``all_products``, ``job_updates``) or as a
+    :class:`BridgeStream` (``alerts``)."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="bridge-loop", daemon=True)
+        self.thread.start()
+        self.ac = make()
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60.0) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self.ac, name)
+        if name in ("all_products", "job_updates"):
+
+            def collect(*a: Any, **k: Any) -> list[Any]:
+                async def gather() -> list[Any]:
+                    return [x async for x in attr(*a, **k)]
+
+                return self.run(gather())
+
+            return collect
+        if name == "alerts":
+            return lambda *a, **k: BridgeStream(self, attr(*a, **k))
+        if asyncio.iscoroutinefunction(attr):
+            return lambda *a, **k: self.run(attr(*a, **k))
+        return attr
+
+    def close(self) -> None:
+        try:
+            self.run(self.ac.close(), timeout=15)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(10)
+            if not self.thread.is_alive():
+                self.loop.close()
+
+
+class BridgeStream:
+    """An AsyncAlertStream with the blocking stream's ``next(timeout)`` and ``close()``."""
+
+    def __init__(self, bridge: Bridge, stream: Any) -> None:
+        self.bridge = bridge
+        self.stream = stream
+
+    def next(self, timeout: float | None = None) -> Any:
+        return self.bridge.run(self.stream.next(timeout), timeout=(timeout or 60) + 10)
+
+    def __next__(self) -> Any:
+        return self.next()
+
+    def __iter__(self) -> BridgeStream:
+        return self
+
+    def close(self) -> None:
+        self.bridge.run(self.stream.aclose(), timeout=15)
+
+    def __enter__(self) -> BridgeStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
