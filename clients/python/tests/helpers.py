@@ -208,3 +208,29 @@ class BridgeStream:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.stream, name)
+
+
+def freeze(pid: int) -> None:
+    """SIGSTOP ``pid`` and wait until every thread of it has stopped (the signal is
+    delivered asynchronously: a thread may still answer a request meanwhile)."""
+    import os
+    import signal
+
+    os.kill(pid, signal.SIGSTOP)
+
+    def stopped() -> bool:
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            return True
+        for t in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{t}/stat") as f:
+                    state = f.read().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state not in ("T", "t"):
+                return False
+        return True
+
+    wait_for(f"process {pid} to stop", stopped, timeout=10, every=0.002)

@@ -89,7 +89,7 @@ def _make_fast_encoder() -> Any:
 
 
 _fast_encoder = _make_fast_encoder()
-_scan_once = json.JSONDecoder().scan_once
+_scan_once: Any = getattr(json.JSONDecoder(), "scan_once")
 
 
 def encode_request(request_id: int, method: str, params: dict[str, Any] | None) -> bytes:

@@ -180,24 +180,24 @@ class _Main:
         except asyncio.CancelledError:
             pass
 
-    async def request(
-        self, method: str, params: JSONObject | None
-    ) -> tuple[int, asyncio.Future[JSONObject]]:
+    def register(self) -> tuple[int, asyncio.Future[JSONObject]]:
         if self.closed:
             raise _NotSent()
         rid = self.next_id
         self.next_id += 1
         fut: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
         self.pending[rid] = fut
+        return rid, fut
+
+    async def send(self, rid: int, method: str, params: JSONObject | None) -> None:
         try:
             async with self.send_lock:
                 if self.closed:
                     raise _NotSent()
                 await _send(self.sock, encode_request(rid, method, params))
-        except BaseException:
+        except _NotSent:
             self.pending.pop(rid, None)
             raise
-        return rid, fut
 
 
 class AsyncClient:
@@ -296,8 +296,10 @@ class AsyncClient:
         fresh_tries = 0
         while True:
             conn = await self._connection(deadline)
+            salvage = False
             try:
-                rid, fut = await conn.request(method, params)
+                rid, fut = conn.register()
+                await conn.send(rid, method, params)
             except _NotSent:
                 conn.close()
                 fresh_tries += 1
@@ -305,17 +307,27 @@ class AsyncClient:
                     raise _lost(self.socket_path, method) from None
                 continue
             except _Eof:
+                # labeld closed the connection while taking the request (a line too long
+                # for it is answered, then closed): its answer may already be on its way
+                salvage = True
+            except BaseException:
+                conn.pending.pop(rid, None)
+                raise
+            wait = _remaining(deadline)
+            if salvage:
+                wait = 0.5 if wait is None else min(wait, 0.5)
+            try:
+                async with asyncio.timeout(wait):
+                    return await fut
+            except TimeoutError:
+                conn.pending.pop(rid, None)
+                if not salvage:
+                    raise Timeout(f"{method}: no answer from labeld in time") from None
                 conn.close()
                 if is_read_only(method) and not retried:
                     retried = True
                     continue
                 raise _lost(self.socket_path, method) from None
-            try:
-                async with asyncio.timeout(_remaining(deadline)):
-                    return await fut
-            except TimeoutError:
-                conn.pending.pop(rid, None)
-                raise Timeout(f"{method}: no answer from labeld in time") from None
             except _Eof:
                 if is_read_only(method) and not retried:
                     retried = True

@@ -314,25 +314,33 @@ class Client:
                     raise _lost(self.socket_path, method) from None
                 continue
             except _Eof:
-                self._drop()
-                if is_read_only(method) and not retried:
-                    retried = True
-                    continue
-                raise _lost(self.socket_path, method) from None
+                # labeld closed the connection while taking the request (a line too long
+                # for it is answered, then closed): its answer may already be here
+                salvage = True
+                read_by: float | None = time.monotonic() + 0.5
+                if deadline is not None and deadline < time.monotonic() + 0.5:
+                    read_by = deadline
             except BaseException:
                 self._drop()
                 raise
+            else:
+                salvage = False
+                read_by = deadline
             try:
                 while True:
-                    msg = conn.read_message(deadline)
+                    msg = conn.read_message(read_by)
                     if "method" in msg and "id" not in msg:
                         continue  # a notification (this connection subscribed to something)
                     mid = msg.get("id")
                     if mid == rid or (mid is None and "error" in msg):
+                        if salvage:
+                            self._drop()
                         return msg
                     # an answer to an earlier request on this connection: not ours
-            except _Eof:
+            except (_Eof, Timeout) as e:
                 self._drop()
+                if isinstance(e, Timeout) and not salvage:
+                    raise
                 if is_read_only(method) and not retried:
                     retried = True
                     continue

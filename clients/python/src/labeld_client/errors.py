@@ -248,11 +248,15 @@ def _group_name(gid: int) -> str:
         return str(gid)
 
 
-def permission_denied_message(path: str, mode: int | None, group: str | None) -> str:
+def permission_denied_message(
+    path: str, mode: int | None, group: str | None, *, directory: str | None = None
+) -> str:
     """The message for EACCES/EPERM on connect.
 
-    ``mode`` and ``group`` come from stat() of the socket (None when even that failed).
-    It never tells the user to start labeld: it is running, they may not reach it.
+    ``mode`` and ``group`` come from stat() of the socket, or of ``directory`` (the
+    socket's directory) when the socket itself could not be looked at; both None when
+    neither could. It never tells the user to start labeld: it is running, they may not
+    reach it.
     """
     if group is None:
         return (
@@ -261,32 +265,37 @@ def permission_denied_message(path: str, mode: int | None, group: str | None) ->
             "`sudo usermod -aG GROUP $USER`, then log in again)"
         )
     mode_text = f"mode {mode:04o}, " if mode is not None else ""
+    where = f"its directory {directory}: " if directory else ""
     return (
-        f"permission denied for labeld's socket {path} ({mode_text}group {group}): "
+        f"permission denied for labeld's socket {path} ({where}{mode_text}group {group}): "
         f"your user is not in group {group}; add it with `sudo usermod -aG {group} $USER`, "
         "then log in again"
     )
 
 
-def _socket_owner_group(path: str) -> tuple[int | None, str | None]:
-    """(mode, group name) of the socket; of its directory when the socket itself cannot
-    be looked at (a directory only its group may search); (None, None) if neither."""
-    for candidate in (path, os.path.dirname(path) or "."):
-        try:
-            st = os.stat(candidate)
-        except OSError:
-            continue
-        return _stat.S_IMODE(st.st_mode), _group_name(st.st_gid)
-    return None, None
+def _socket_owner_group(path: str) -> tuple[int | None, str | None, str | None]:
+    """(mode, group name, directory) of the socket, or of its directory (then named) when
+    the socket itself cannot be looked at (a directory only its group may search)."""
+    try:
+        st = os.stat(path)
+        return _stat.S_IMODE(st.st_mode), _group_name(st.st_gid), None
+    except OSError:
+        pass
+    directory = os.path.dirname(path) or "."
+    try:
+        st = os.stat(directory)
+        return _stat.S_IMODE(st.st_mode), _group_name(st.st_gid), directory
+    except OSError:
+        return None, None, None
 
 
 def unreachable_error(path: str, exc: OSError) -> Unreachable:
     """The :class:`Unreachable` for a failed connect() to ``path``."""
     code = exc.errno
     if code in (_errno.EACCES, _errno.EPERM):
-        mode, group = _socket_owner_group(path)
+        mode, group, directory = _socket_owner_group(path)
         return Unreachable(
-            permission_denied_message(path, mode, group),
+            permission_denied_message(path, mode, group, directory=directory),
             path=path,
             permission_denied=True,
             group=group,

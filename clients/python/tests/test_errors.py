@@ -1,0 +1,517 @@
+"""Every error class from a real daemon's answer; transport errors; their messages."""
+
+from __future__ import annotations
+
+import grp
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from helpers import ZPL, Background, freeze, run_async, wait_for
+
+from labeld_client import (
+    AsyncClient,
+    Client,
+    ClientError,
+    ConnectionLost,
+    InvalidParams,
+    InvalidRequest,
+    JobNotFound,
+    LabeldError,
+    MethodNotFound,
+    NotFound,
+    PrinterNotAccepting,
+    PrinterNotFound,
+    ProductInput,
+    ProtocolViolation,
+    SaveFailed,
+    Timeout,
+    Unreachable,
+    Unsupported,
+)
+from labeld_client.errors import error_from_wire, permission_denied_message
+from labeld_client.pytest_plugin import LabeldInstance
+
+
+def test_printer_not_found(kit: Any) -> None:
+    with pytest.raises(PrinterNotFound) as e:
+        kit.printer("sim:nope")
+    err = e.value
+    assert isinstance(err, LabeldError) and isinstance(err, ClientError)
+    assert (err.code, err.printer) == (1001, "sim:nope")
+    assert err.data == {"printer": "sim:nope"} and "sim:nope" in err.message
+
+
+def test_job_not_found(kit: Any) -> None:
+    with pytest.raises(JobNotFound) as e:
+        kit.job(987654)
+    assert (e.value.code, e.value.job) == (1003, 987654)
+    with pytest.raises(JobNotFound):
+        kit.wait_job(987654, timeout=10)  # an unknown job is an answer, not a reason to wait
+
+
+def test_not_found(kit: Any) -> None:
+    with pytest.raises(NotFound) as e:
+        kit.template("price-62")
+    assert (e.value.code, e.value.entity, e.value.key) == (1006, "template", "price-62")
+    with pytest.raises(NotFound) as e:
+        kit.delete_product("NO-SUCH")
+    assert (e.value.entity, e.value.key) == ("product", "NO-SUCH")
+
+
+def test_invalid_params_names_the_field(kit: Any) -> None:
+    with pytest.raises(InvalidParams) as e:
+        kit.submit("sim:zebra", copies=1000, document=ZPL)
+    assert (e.value.code, e.value.field) == (-32602, "copies")
+    assert e.value.reason is not None and "1000" in e.value.reason
+    with pytest.raises(InvalidParams) as e:
+        kit.save_product(ProductInput(sku="X", name="x", barcode="4006381333932"))
+    assert e.value.field == "product.barcode" and "check digit" in (e.value.reason or "")
+    with pytest.raises(InvalidParams) as e:
+        kit.simulate("sim:zebra", "bogus")
+    assert e.value.field == "fault"
+
+
+def test_method_not_found_via_call(kit: Any) -> None:
+    with pytest.raises(MethodNotFound) as e:
+        kit.call("printers.delete", printer="sim:zebra")
+    assert (e.value.code, e.value.method) == (-32601, "printers.delete")
+
+
+def test_save_failed_conflict(kit: Any) -> None:
+    kit.save_product(ProductInput(sku="PEN-HB-12", name="Pencil"))
+    kit.save_product(ProductInput(sku="PEN-HB-12", name="Pencil 2"))
+    with pytest.raises(SaveFailed) as e:
+        kit.save_product(ProductInput(sku="PEN-HB-12", name="stale"), expected_version=1)
+    err = e.value
+    assert (err.code, err.reason) == (1004, "conflict")
+    alert = err.alert
+    assert alert is not None
+    assert (alert.kind, alert.id, alert.entity, alert.key, alert.state) == (
+        "saveError",
+        "saveError:product:PEN-HB-12",
+        "product",
+        "PEN-HB-12",
+        "active",
+    )
+    assert alert.seq > 0
+    assert isinstance(err.data, dict)
+    if "expectedVersion" in err.data:  # labeld addition; older daemons do not send it
+        assert (err.expected_version, err.stored_version) == (1, 2)
+        assert (alert.expected_version, alert.stored_version) == (1, 2)
+    else:
+        assert (err.expected_version, err.stored_version) == (None, None)
+    # the same alert is active on the channel
+    assert [a.seq for a in kit.active_alerts()] == [alert.seq]
+    # a good save clears it
+    kit.save_product(ProductInput(sku="PEN-HB-12", name="fresh"), expected_version=2)
+    assert kit.active_alerts() == []
+
+
+@pytest.mark.labeld_args("--simulate", "spare=zpl,accepting=no")
+def test_printer_not_accepting(kit: Any) -> None:
+    with pytest.raises(PrinterNotAccepting) as e:
+        kit.submit("sim:spare", document=ZPL)
+    assert (e.value.code, e.value.printer, e.value.reason) == (1002, "sim:spare", "disabled by configuration")
+
+
+def test_unsupported(kit: Any) -> None:
+    kit.save_template(
+        {
+            "name": "wide",
+            "media": {"widthMM": 100, "lengthMM": 30},
+            "elements": [{"type": "box", "x": 1, "y": 1, "width": 90, "height": 20}],
+        }
+    )
+    with pytest.raises(Unsupported) as e:
+        kit.submit("sim:zebra", template="wide", data={})  # wider than its 50.8 mm labels
+    assert e.value.code == 1007 and e.value.reason
+
+
+def test_message_too_large_is_invalid_request(kit: Any) -> None:
+    """labeld answers a line past 1 MiB with -32600 and closes: the kit reports the answer
+    (not a lost connection) and the next call reconnects."""
+    with pytest.raises(InvalidRequest) as e:
+        kit.save_product(ProductInput(sku="BIG", name="x" * 1_200_000))
+    assert e.value.code == -32600 and "too large" in e.value.message
+    assert kit.hello().server == "labeld"
+
+
+def test_error_table_is_complete() -> None:
+    from labeld_client import errors as E
+
+    table = {
+        -32700: E.ParseError,
+        -32600: E.InvalidRequest,
+        -32601: E.MethodNotFound,
+        -32602: E.InvalidParams,
+        -32603: E.InternalError,
+        1001: E.PrinterNotFound,
+        1002: E.PrinterNotAccepting,
+        1003: E.JobNotFound,
+        1004: E.SaveFailed,
+        1005: E.NotPermitted,
+        1006: E.NotFound,
+        1007: E.Unsupported,
+        4242: E.LabeldError,
+    }
+    for code, cls in table.items():
+        err = error_from_wire({"code": code, "message": "m", "data": {"uid": 5}})
+        assert type(err) is cls and err.code == code and err.message == "m"
+    nope = error_from_wire({"code": 1005, "message": "no", "data": {"uid": 1001}})
+    assert isinstance(nope, E.NotPermitted) and nope.uid == 1001
+    odd = error_from_wire({"code": 1004, "message": "x", "data": {"not": "an alert"}})
+    assert isinstance(odd, SaveFailed) and odd.alert is None and odd.expected_version is None
+    with pytest.raises(ProtocolViolation):
+        error_from_wire({"code": "1001"})
+
+
+# --- transport ------------------------------------------------------------------------
+
+
+def test_unreachable_not_running(tmp_path: Any) -> None:
+    path = str(tmp_path / "labeld.sock")
+    with pytest.raises(Unreachable) as e:
+        Client(path, timeout=5).hello()
+    err = e.value
+    assert not err.permission_denied and err.path == path
+    assert f"labeld is not running at {path}" in str(err)
+    assert "make run" in str(err) and "systemctl start labeld" in str(err)
+
+    async def main() -> None:
+        async with AsyncClient(path, timeout=5) as ac:
+            with pytest.raises(Unreachable) as e2:
+                await ac.hello()
+            assert f"labeld is not running at {path}" in str(e2.value)
+
+    run_async(main(), 10)
+
+
+def test_unreachable_after_kill_then_back(labeld: LabeldInstance) -> None:
+    client = labeld.client(timeout=5)
+    client.hello()
+    labeld.kill()  # the socket file stays: connect() is refused
+    with pytest.raises(Unreachable) as e:
+        client.hello()
+    assert "is not running" in str(e.value) and not e.value.permission_denied
+    labeld.start()
+    assert client.hello().server == "labeld"
+
+
+def test_permission_message_format() -> None:
+    msg = permission_denied_message("/run/labeld/labeld.sock", 0o660, "labeld")
+    assert msg == (
+        "permission denied for labeld's socket /run/labeld/labeld.sock (mode 0660, group labeld): "
+        "your user is not in group labeld; add it with `sudo usermod -aG labeld $USER`, "
+        "then log in again"
+    )
+    assert "start" not in msg
+    in_dir = permission_denied_message("/run/labeld/labeld.sock", 0o750, "labeld", directory="/run/labeld")
+    assert "(its directory /run/labeld: mode 0750, group labeld)" in in_dir
+    unknown = permission_denied_message("/x.sock", None, None)
+    assert "permission denied" in unknown and "start" not in unknown
+
+
+def _permission_check_source(path: str, kit_dir: str) -> str:
+    return textwrap.dedent(
+        f"""
+        import json, sys
+        sys.path.insert(0, {kit_dir!r})
+        from labeld_client import Client, Unreachable
+        try:
+            Client({path!r}, timeout=5).hello()
+            print(json.dumps({{"ok": True}}))
+        except Unreachable as e:
+            print(json.dumps({{"ok": False, "denied": e.permission_denied, "group": e.group,
+                               "message": str(e)}}))
+        """
+    )
+
+
+def _python_for_nobody() -> str | None:
+    """A Python >= 3.11 that uid 65534 may run (this one may live in root's home)."""
+    candidates = [sys.executable, getattr(sys, "_base_executable", ""), "/usr/bin/python3"]
+    for exe in dict.fromkeys(c for c in candidates if c):
+        try:
+            r = subprocess.run(
+                [exe, "-c", "import sys; sys.exit(sys.version_info < (3, 11))"],
+                user=65534,
+                group=65534,
+                extra_groups=[],
+                capture_output=True,
+                timeout=20,
+                cwd="/",
+            )
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if r.returncode == 0:
+            return exe
+    return None
+
+
+def test_permission_denied_live(labeld: LabeldInstance, tmp_path: Any) -> None:
+    """EACCES on connect says which group and how to join it, never "start it"."""
+    if os.geteuid() != 0:
+        # a bound socket nobody may open
+        path = str(tmp_path / "closed.sock")
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        srv.bind(path)
+        srv.listen(1)
+        os.chmod(path, 0)
+        try:
+            with pytest.raises(Unreachable) as e:
+                Client(path, timeout=5).hello()
+        finally:
+            srv.close()
+        group = grp.getgrgid(os.stat(path).st_gid).gr_name
+        assert e.value.permission_denied and e.value.group == group
+        assert f"group {group}" in str(e.value) and "usermod -aG" in str(e.value)
+        assert "not running" not in str(e.value)
+        return
+    # root opens any socket: ask as nobody, in a child process
+    os.chmod(os.path.dirname(labeld.socket_path), 0o755)  # the socket's own mode decides
+    st = os.stat(labeld.socket_path)
+    if st.st_mode & 0o007:
+        pytest.skip("labeld's socket is open to everyone here: no EACCES to produce")
+    python = _python_for_nobody()
+    if python is None:
+        pytest.skip("running as root (EACCES cannot happen to root) and no Python >= 3.11 that "
+                    "nobody (uid 65534) may run to try it; the message is tested above")
+    import labeld_client
+
+    # a copy of the kit that nobody may read (this checkout may sit in root's home)
+    kit_dir = tempfile.mkdtemp(prefix="lbk", dir="/tmp")
+    try:
+        os.chmod(kit_dir, 0o755)
+        shutil.copytree(os.path.dirname(labeld_client.__file__), os.path.join(kit_dir, "labeld_client"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        for root, dirs, files in os.walk(kit_dir):
+            for name in dirs:
+                os.chmod(os.path.join(root, name), 0o755)
+            for name in files:
+                os.chmod(os.path.join(root, name), 0o644)
+        out = subprocess.run(
+            [python, "-c", _permission_check_source(labeld.socket_path, kit_dir)],
+            user=65534,
+            group=65534,
+            extra_groups=[],
+            capture_output=True,
+            timeout=30,
+            cwd="/",
+        )
+    finally:
+        shutil.rmtree(kit_dir, ignore_errors=True)
+    assert out.returncode == 0, out.stderr.decode(errors="replace")
+    result = json.loads(out.stdout)
+    group = grp.getgrgid(st.st_gid).gr_name
+    assert result["ok"] is False and result["denied"] is True and result["group"] == group
+    assert f"(mode {st.st_mode & 0o777:04o}, group {group})" in result["message"]
+    assert f"sudo usermod -aG {group} $USER" in result["message"]
+    assert "not running" not in result["message"] and "start" not in result["message"]
+
+
+def test_timeout_when_labeld_hangs(labeld: LabeldInstance) -> None:
+    assert labeld.proc is not None
+    client = labeld.client(timeout=0.5)
+    client.hello()
+    freeze(labeld.proc.pid)
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(Timeout):
+            client.hello()
+        assert time.monotonic() - t0 < 3
+
+        async def main() -> None:
+            async with AsyncClient(labeld.socket_path, timeout=0.5) as ac:
+                t1 = time.monotonic()
+                with pytest.raises(Timeout):
+                    await ac.hello()
+                assert time.monotonic() - t1 < 3
+
+        run_async(main(), 10)
+    finally:
+        os.kill(labeld.proc.pid, signal.SIGCONT)
+    assert client.hello().server == "labeld"
+
+
+def test_connection_lost_when_labeld_dies_mid_request(labeld: LabeldInstance) -> None:
+    assert labeld.proc is not None
+    client = labeld.client(timeout=20)
+    client.hello()
+    freeze(labeld.proc.pid)
+    try:
+        call = Background(lambda: client.simulate("sim:zebra", "mediaEmpty"), "simulate")
+        call.start()
+        wait_for("the call to be under way", lambda: client._lock.locked(), timeout=5)
+        time.sleep(0.1)  # let it reach recv (the outcome does not depend on it)
+        labeld.kill()
+        with pytest.raises(ConnectionLost) as e:
+            call.finish(10)
+        assert "may or may not have run" in str(e.value)
+    finally:
+        if labeld.proc is not None and labeld.proc.poll() is None:
+            os.kill(labeld.proc.pid, signal.SIGCONT)
+    labeld.start()
+    assert client.hello().server == "labeld"
+
+
+# --- a fake daemon, for what a real one does not do -------------------------------------
+
+
+class FakeDaemon:
+    """A Unix socket server; ``handle(conn_index, sock)`` serves each connection."""
+
+    def __init__(self, handle: Callable[[int, socket.socket], None]) -> None:
+        self.dir = tempfile.mkdtemp(prefix="lbf", dir="/tmp")
+        self.path = os.path.join(self.dir, "s")
+        self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.srv.bind(self.path)
+        self.srv.listen(8)
+        self.handle = handle
+        self.count = 0
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                conn, _ = self.srv.accept()
+            except OSError:
+                return
+            i = self.count
+            self.count += 1
+            threading.Thread(target=self._serve, args=(i, conn), daemon=True).start()
+
+    def _serve(self, i: int, conn: socket.socket) -> None:
+        try:
+            self.handle(i, conn)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        self.srv.close()
+        try:
+            os.unlink(self.path)
+            os.rmdir(self.dir)
+        except OSError:
+            pass
+
+
+def read_request(conn: socket.socket) -> dict[str, Any]:
+    buf = b""
+    while not buf.endswith(b"\n"):
+        chunk = conn.recv(65536)
+        if not chunk:
+            raise OSError("closed")
+        buf += chunk
+    msg = json.loads(buf)
+    assert isinstance(msg, dict)
+    return msg
+
+
+def answer(conn: socket.socket, req: dict[str, Any], result: Any) -> None:
+    conn.sendall(json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": result}).encode() + b"\n")
+
+
+@pytest.fixture
+def fake() -> Iterator[Callable[[Callable[[int, socket.socket], None]], FakeDaemon]]:
+    made: list[FakeDaemon] = []
+
+    def make(handle: Callable[[int, socket.socket], None]) -> FakeDaemon:
+        d = FakeDaemon(handle)
+        made.append(d)
+        return d
+
+    yield make
+    for d in made:
+        d.close()
+
+
+HELLO = {"server": "labeld", "version": "fake", "protocol": 1}
+
+
+def drop_first(i: int, conn: socket.socket) -> None:
+    """The first connection takes one request and closes without answering."""
+    req = read_request(conn)
+    if i == 0:
+        return
+    answer(conn, req, HELLO if req["method"] == "hello" else {"printer": None})
+    while True:
+        answer(conn, read_request(conn), HELLO)
+
+
+def test_read_only_call_is_retried_once(fake: Any) -> None:
+    d = fake(drop_first)
+    assert Client(d.path, timeout=5).hello().version == "fake"
+
+    async def main() -> str:
+        async with AsyncClient(d.path, timeout=5) as ac:
+            return (await ac.hello()).version
+
+    assert run_async(main(), 10) == "fake"
+
+
+def test_other_calls_are_not_retried(fake: Any) -> None:
+    d = fake(drop_first)
+    client = Client(d.path, timeout=5)
+    with pytest.raises(ConnectionLost) as e:
+        client.call("printers.simulate", printer="sim:zebra", fault=None)
+    assert "may or may not have run" in str(e.value)
+    assert client.hello().version == "fake"  # the next call reconnects
+    assert d.count == 2
+
+    d2 = fake(drop_first)
+
+    async def main() -> None:
+        async with AsyncClient(d2.path, timeout=5) as ac:
+            with pytest.raises(ConnectionLost):
+                await ac.call("printers.simulate", printer="sim:zebra", fault=None)
+            assert (await ac.hello()).version == "fake"
+
+    run_async(main(), 10)
+
+
+def test_not_json_is_a_protocol_violation(fake: Any) -> None:
+    def handle(i: int, conn: socket.socket) -> None:
+        read_request(conn)
+        conn.sendall(b"this is not JSON\n")
+        time.sleep(1)
+
+    d = fake(handle)
+    with pytest.raises(ProtocolViolation):
+        Client(d.path, timeout=5).hello()
+
+
+def test_a_line_past_64_mib_is_refused(fake: Any) -> None:
+    """labeld sending an endless line: ProtocolViolation once 64 MiB have come, never more."""
+    sent = [0]
+
+    def handle(i: int, conn: socket.socket) -> None:
+        read_request(conn)
+        chunk = b"x" * (1 << 20)
+        conn.sendall(b'{"jsonrpc":"2.0","id":1,"result":{"pad":"')
+        try:
+            for _ in range(80):
+                conn.sendall(chunk)
+                sent[0] += len(chunk)
+        except OSError:
+            return
+
+    d = fake(handle)
+    with pytest.raises(ProtocolViolation) as e:
+        Client(d.path, timeout=20).hello()
+    assert "longer than" in str(e.value)
+    assert sent[0] < 80 << 20, "the kit stopped reading at the limit"
