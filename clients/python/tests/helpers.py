@@ -156,7 +156,9 @@ class Bridge:
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self.ac, name)
-        if name in ("all_products", "job_updates"):
+        if name == "job_updates":
+            return lambda *a, **k: BridgeIter(self, attr(*a, **k))
+        if name in ("all_products",):
 
             def collect(*a: Any, **k: Any) -> list[Any]:
                 async def gather() -> list[Any]:
@@ -166,7 +168,14 @@ class Bridge:
 
             return collect
         if name == "alerts":
-            return lambda *a, **k: BridgeStream(self, attr(*a, **k))
+
+            def open_stream(*a: Any, **k: Any) -> BridgeStream:
+                async def make() -> Any:
+                    return attr(*a, **k)  # in the loop, as an app would: it starts at once
+
+                return BridgeStream(self, self.run(make()))
+
+            return open_stream
         if asyncio.iscoroutinefunction(attr):
             return lambda *a, **k: self.run(attr(*a, **k))
         return attr
@@ -234,3 +243,28 @@ def freeze(pid: int) -> None:
         return True
 
     wait_for(f"process {pid} to stop", stopped, timeout=10, every=0.002)
+
+
+class BridgeIter:
+    """An async iterator consumed from synchronous code, one item at a time."""
+
+    def __init__(self, bridge: Bridge, agen: Any) -> None:
+        self.bridge = bridge
+        self.agen = agen
+
+    def __iter__(self) -> BridgeIter:
+        return self
+
+    def __next__(self) -> Any:
+        done = object()
+
+        async def step() -> Any:
+            try:
+                return await self.agen.__anext__()
+            except StopAsyncIteration:
+                return done
+
+        item = self.bridge.run(step())
+        if item is done:
+            raise StopIteration
+        return item

@@ -471,6 +471,11 @@ class AsyncClient:
         client.alerts(): ...``). Runs on a connection of its own until closed."""
         stream = AsyncAlertStream(self, since=since, resume_file=resume_file)
         self._streams.add(stream)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return stream  # started by the first __anext__, in the loop that runs it
+        stream._ensure_started()
         return stream
 
     def job_updates(self, job_id: int, timeout: float | None = None) -> AsyncIterator[Job]:
@@ -552,9 +557,9 @@ async def _sleep_within(delay: float, deadline: float | None, cause: BaseExcepti
 
 class AsyncAlertStream:
     """An async iterator of :class:`Alert` and :class:`Gap` items (see
-    ``AsyncClient.alerts``). A task of its own reads the stream's connection (started on
-    the first ``__anext__``), reconnecting with back-off, and keeps at most ``max_ready``
-    items ahead of the consumer."""
+    ``AsyncClient.alerts``). A task of its own reads the stream's connection (started at
+    once when created in a running loop, else by the first ``__anext__``), reconnecting
+    with back-off, and keeps at most ``max_ready`` items ahead of the consumer."""
 
     max_ready = 1024
 
@@ -647,20 +652,28 @@ class AsyncAlertStream:
             raise ResumeFileError(f"cannot write the alert resume file {self._resume}: {e}") from e
         self._stored = position
 
-    async def aclose(self) -> None:
-        """Stop the stream and close its connection."""
+    async def aclose(self, *, handled: bool = True) -> None:
+        """Stop the stream and close its connection. With a resume file, the item handed
+        out last counts as handled (its position is stored) unless ``handled`` is False."""
         task = self._task
-        self.abort()
+        self.abort(handled=handled)
         if task is not None and task is not asyncio.current_task():
             try:
                 await task
             except BaseException:
                 pass
 
-    def abort(self) -> None:
+    def abort(self, *, handled: bool = False) -> None:
+        """Stop at once (from synchronous code); see :meth:`aclose`."""
         if self._closed:
             return
         self._closed = True
+        if handled and self._to_store is not None:
+            try:
+                self._store(self._to_store)
+            except ResumeFileError:
+                pass
+            self._to_store = None
         if self._task is not None:
             self._task.cancel()
         if self._conn is not None:
@@ -680,7 +693,7 @@ class AsyncAlertStream:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        await self.aclose()
+        await self.aclose(handled=exc_type is None)
 
     def _offer(self, alert: Alert) -> None:
         if not self._closed:

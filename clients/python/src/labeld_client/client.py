@@ -675,12 +675,19 @@ class AlertStream:
             raise ResumeFileError(f"cannot write the alert resume file {self._resume}: {e}") from e
         self._stored = position
 
-    def close(self) -> None:
-        """Stop the stream and close its connection."""
+    def close(self, *, handled: bool = True) -> None:
+        """Stop the stream and close its connection. With a resume file, the item handed
+        out last counts as handled (its position is stored) unless ``handled`` is False."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
+            if handled and self._to_store is not None:
+                try:
+                    self._store(self._to_store)
+                except ResumeFileError:
+                    pass
+                self._to_store = None
             self._not_empty.notify_all()
             self._not_full.notify_all()
         try:
@@ -704,7 +711,7 @@ class AlertStream:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.close()
+        self.close(handled=exc_type is None)
 
     def _offer(self, alert: Alert) -> None:
         with self._lock:
