@@ -6,6 +6,7 @@ Every check compares what reached the client with what labeld's journal holds
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -33,6 +34,7 @@ from labeld_client import (
     Client,
     ClientError,
     Gap,
+    Job,
     ProductInput,
     SaveFailed,
     Timeout,
@@ -120,7 +122,7 @@ def test_a_exactly_once_across_kill9_restarts(labeld: LabeldInstance) -> None:
                 time.sleep(0.01)
         raiser.close()
 
-    consumers = [Background(lambda n=n: consume(n), f"consume-{n}") for n in streams]
+    consumers = [Background(functools.partial(consume, n), f"consume-{n}") for n in streams]
     raiser_thread = Background(raise_alerts, "raise")
     for w in [*consumers, raiser_thread]:
         w.start()
@@ -138,7 +140,7 @@ def test_a_exactly_once_across_kill9_restarts(labeld: LabeldInstance) -> None:
         for name in streams:
             wait_for(
                 f"the {name} stream to reach seq {last}",
-                lambda n=name: max(seqs(got[n]), default=0) >= last,  # type: ignore[misc]
+                functools.partial(lambda n: max(seqs(got[n]), default=0) >= last, name),
                 timeout=30,
             )
         time.sleep(0.3)  # anything (wrongly) after the journal's end would show up now
@@ -339,7 +341,12 @@ def test_e_job_completed_during_restart(kit: Any, labeld: LabeldInstance) -> Non
     with socket_moved(labeld) as other:
         # the watcher cannot reach this labeld: the job resumes and completes unseen
         away = Client(other, timeout=10)
-        done = wait_for("the job to complete", lambda: (j := away.job(job.id)).terminal and j, timeout=20)
+
+        def ended() -> Job | None:
+            j: Job = away.job(job.id)
+            return j if j.terminal else None
+
+        done = wait_for("the job to complete", ended, timeout=20)
         away.close()
         assert done.state == "completed"
     rest = list(updates)

@@ -199,8 +199,6 @@ def load_resume_file(path: str | os.PathLike[str]) -> int | None:
             "remove it to start afresh"
         ) from e
     seq = doc.get("seq") if isinstance(doc, dict) else None
-    if seq is None and isinstance(doc, dict) and "seq" in doc:
-        return None
     if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
         raise ResumeFileError(
             f'the alert resume file {os.fspath(path)} does not hold {{"seq": N}}: {raw[:100]!r}; '

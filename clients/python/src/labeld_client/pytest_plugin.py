@@ -3,7 +3,8 @@
 Fixture ``labeld`` (function scope): a private labeld with two simulated printers
 (``sim:zebra``, ZPL; ``sim:ql``, Brother QL), ``--no-cups --no-usb --no-config``, its
 socket in a short temporary directory, stopped at teardown (SIGTERM, then SIGKILL after
-10 s); its log is shown when the test fails. With ``--labeld-socket PATH`` the fixture
+10 s); its log is shown when the test fails (and its state directory kept when
+``LABELD_KEEP_STATE=1``). With ``--labeld-socket PATH`` the fixture
 attaches to a running labeld instead (a rig with real printers): ``managed`` is False and
 ``kill()``, ``restart()``, ``stop()`` and ``sim_output()`` skip the test saying why.
 
@@ -314,7 +315,7 @@ def labeld(request: pytest.FixtureRequest) -> Iterator[LabeldInstance]:
         yield inst
     finally:
         inst._teardown()
-        if not getattr(request.node, "_labeld_failed", False):
+        if not (os.environ.get("LABELD_KEEP_STATE") and getattr(request.node, "_labeld_failed", False)):
             shutil.rmtree(workdir, ignore_errors=True)
 
 
@@ -327,7 +328,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
         return
     item._labeld_failed = True  # type: ignore[attr-defined]
     if inst.managed:
-        where = f"labeld log ({inst.log_path}; state in {inst.state_dir})"
+        keep = "kept" if os.environ.get("LABELD_KEEP_STATE") else "removed; LABELD_KEEP_STATE=1 keeps it"
+        where = f"labeld log (state in {inst.state_dir}, {keep})"
         report.sections.append((where, inst.log_tail()))
     else:
         report.sections.append(("labeld", f"attached to {inst.socket_path}"))

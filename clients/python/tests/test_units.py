@@ -1,0 +1,219 @@
+"""Pure pieces: socket discovery, framing, parsing, job progress, resume file, back-off."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+
+from labeld_client import Alert, Job, Printer, Product, ProtocolViolation, ResumeFileError
+from labeld_client._wire import (
+    MAX_LINE,
+    Backoff,
+    LineBuffer,
+    decode_message,
+    default_socket_path,
+    encode_request,
+    is_read_only,
+)
+from labeld_client.alerts import load_resume_file, store_resume_file
+from labeld_client.jobs import JobProgress
+
+# --- discovery ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("env", "uid", "expected"),
+    [
+        ({"LABELD_SOCKET": "/x/l.sock", "RUNTIME_DIRECTORY": "/r"}, 1000, "/x/l.sock"),
+        ({"RUNTIME_DIRECTORY": "/run/a:/run/b", "XDG_RUNTIME_DIR": "/u"}, 1000, "/run/a/labeld.sock"),
+        ({"XDG_RUNTIME_DIR": "/run/user/1000"}, 0, "/run/labeld/labeld.sock"),
+        ({"XDG_RUNTIME_DIR": "/run/user/1000"}, 1000, "/run/user/1000/labeld.sock"),
+        ({}, 1000, "/tmp/labeld-1000/labeld.sock"),
+        ({"LABELD_SOCKET": "", "XDG_RUNTIME_DIR": ""}, 1234, "/tmp/labeld-1234/labeld.sock"),
+    ],
+)
+def test_socket_discovery(monkeypatch: pytest.MonkeyPatch, env: dict[str, str], uid: int, expected: str) -> None:
+    for var in ("LABELD_SOCKET", "RUNTIME_DIRECTORY", "XDG_RUNTIME_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setattr(os, "getuid", lambda: uid)
+    assert default_socket_path() == expected
+
+
+def test_explicit_path_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    from labeld_client import Client
+
+    monkeypatch.setenv("LABELD_SOCKET", "/from/env.sock")
+    assert Client("/explicit.sock").socket_path == "/explicit.sock"
+    assert Client().socket_path == "/from/env.sock"
+
+
+# --- framing -----------------------------------------------------------------------------
+
+
+def test_requests_are_one_line_with_integer_ids() -> None:
+    line = encode_request(7, "products.save", {"product": {"sku": "a\nb", "name": "Übung"}})
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    msg = json.loads(line)
+    assert msg == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "products.save",
+        "params": {"product": {"sku": "a\nb", "name": "Übung"}},
+    }
+    assert "params" not in json.loads(encode_request(1, "hello", None))
+    with pytest.raises(ValueError):
+        encode_request(1, "x", {"price": float("nan")})
+
+
+def test_line_buffer_splits_and_joins() -> None:
+    buf = LineBuffer()
+    buf.feed(b'{"a":1}\n{"b"')
+    assert buf.next_line() == b'{"a":1}'
+    assert buf.next_line() is None
+    buf.feed(b":2}\n\n")
+    assert buf.next_line() == b'{"b":2}'
+    assert buf.next_line() == b""
+    assert buf.next_line() is None and buf.pending == 0
+
+
+def test_line_buffer_bounds_a_line() -> None:
+    buf = LineBuffer(limit=10)
+    buf.feed(b"0123456789")
+    assert buf.next_line() is None
+    buf.feed(b"x")
+    with pytest.raises(ProtocolViolation):
+        buf.next_line()
+    buf2 = LineBuffer(limit=10)
+    buf2.feed(b"0123456789012\n")
+    with pytest.raises(ProtocolViolation):
+        buf2.next_line()
+    assert MAX_LINE == 64 * 1024 * 1024
+
+
+def test_decode_message() -> None:
+    assert decode_message(b'{"id":1,"result":{}}') == {"id": 1, "result": {}}
+    for bad in (b"[]", b"nope", b'{"a":1} x', b"\xff"):
+        with pytest.raises(ProtocolViolation):
+            decode_message(bad)
+
+
+def test_read_only_methods() -> None:
+    for m in ("hello", "printers.list", "printers.get", "products.get", "templates.list", "jobs.list", "alerts.active", "devices.list"):
+        assert is_read_only(m), m
+    for m in ("products.save", "jobs.submit", "jobs.cancel", "printers.simulate", "alerts.dismiss", "subscribe", "printers.refresh"):
+        assert not is_read_only(m), m
+
+
+def test_backoff() -> None:
+    b = Backoff()
+    delays = [b.next_delay() for _ in range(10)]
+    bases = [0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0, 5.0]
+    for d, base in zip(delays, bases):
+        assert base * 0.8 <= d <= base * 1.2
+    b.reset()
+    assert 0.04 <= b.next_delay() <= 0.06
+
+
+# --- parsing -----------------------------------------------------------------------------
+
+
+def test_lenient_parsing() -> None:
+    p = Printer.from_json(
+        {
+            "id": "usb:04f9:209d:A1B2",
+            "name": "ql",
+            "transport": "usb",
+            "model": "QL-820NWB",
+            "language": "brother-ql",
+            "dpi": 300,
+            "state": "stopped",
+            "reasons": ["coverOpen", "somethingNew"],
+            "media": {"widthMM": 62, "lengthMM": 0, "kind": "continuous", "redBlack": True},
+            "labelsRemaining": 12,
+            "futureField": {"x": 1},
+        }
+    )
+    assert p.reasons == ["coverOpen", "somethingNew"]  # unknown reasons kept as strings
+    assert p.media is not None and p.media.red_black and p.labels_remaining == 12
+    a = Alert.from_json(
+        {
+            "seq": 42,
+            "id": "saveError:product:PEN",
+            "kind": "saveError",
+            "state": "active",
+            "time": "2025-06-02T09:15:30Z",
+            "message": "m",
+            "entity": "product",
+            "key": "PEN",
+            "reason": "aNewReason",
+            "expectedVersion": 2,
+            "storedVersion": 3,
+            "newField": True,
+        }
+    )
+    assert a.time == datetime(2025, 6, 2, 9, 15, 30, tzinfo=timezone.utc)
+    assert (a.reason, a.expected_version, a.stored_version) == ("aNewReason", 2, 3)
+    with pytest.raises(ProtocolViolation):
+        Alert.from_json({"id": "x", "state": "active", "time": "2025-06-02T09:15:30Z"})  # no seq
+    with pytest.raises(ProtocolViolation):
+        Alert.from_json({"seq": 1, "id": "x", "state": "active", "time": "yesterday"})
+    prod = Product.from_json({"sku": "A", "name": "a", "version": 3, "fields": {"k": "v", "n": 1}})
+    assert prod.fields == {"k": "v"} and prod.updated_at is None
+    assert prod.to_json() == {"sku": "A", "name": "a", "fields": {"k": "v"}}
+
+
+# --- job progress ------------------------------------------------------------------------
+
+T = datetime(2025, 6, 2, 9, 0, tzinfo=timezone.utc)
+
+
+def job(state: str, printed: int = 0, dt: int = 0, job_id: int = 5) -> Job:
+    return Job(
+        id=job_id,
+        printer="sim:zebra",
+        state=state,
+        copies=3,
+        printed=printed,
+        created_at=T,
+        updated_at=T + timedelta(seconds=dt),
+    )
+
+
+def test_job_progress_filters_repeats_going_back_and_after_the_end() -> None:
+    p = JobProgress(5)
+    feed = [
+        job("pending"),
+        job("pending"),  # the same again (jobs.get after a reconnect): not again
+        job("processing", 0, 1),
+        job("processing", 1, 1),  # same second, more printed: a change
+        job("processing", 0, 1),  # same second, fewer printed: going back
+        job("pending", 0, 0),  # older: ignored
+        job("processing", 2, 2, job_id=6),  # another job
+        job("completed", 3, 3),
+        job("completed", 3, 4),  # nothing after a terminal state
+    ]
+    out: list[Any] = [(j.state, j.printed) for j in feed if p.accept(j)]
+    assert out == [("pending", 0), ("processing", 0), ("processing", 1), ("completed", 3)]
+    assert p.done
+
+
+# --- resume file ---------------------------------------------------------------------------
+
+
+def test_resume_file(tmp_path: Any) -> None:
+    path = tmp_path / "pos.json"
+    assert load_resume_file(path) is None  # missing: a fresh start
+    store_resume_file(path, 42)
+    assert json.loads(path.read_text()) == {"seq": 42}
+    assert load_resume_file(path) == 42
+    assert [p.name for p in tmp_path.iterdir()] == ["pos.json"]  # no temporary left behind
+    for bad in ("", "{", "[]", '{"seq": -1}', '{"seq": 1.5}', '{"other": 1}', '{"seq": true}', '{"seq": null}'):
+        path.write_text(bad)
+        with pytest.raises(ResumeFileError):
+            load_resume_file(path)
