@@ -515,3 +515,33 @@ def test_a_line_past_64_mib_is_refused(fake: Any) -> None:
         Client(d.path, timeout=20).hello()
     assert "longer than" in str(e.value)
     assert sent[0] < 80 << 20, "the kit stopped reading at the limit"
+
+
+def test_answer_and_close_while_a_big_request_is_sent(fake: Any) -> None:
+    """A daemon that answers a request it will not read to the end, then closes (labeld
+    does so for a line past its limit): both kits report the answer at once, never wait
+    on a send that cannot finish."""
+
+    def handle(i: int, conn: socket.socket) -> None:
+        got = 0
+        while got < 256 * 1024:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return
+            got += len(chunk)
+        conn.sendall(b'{"error":{"code":-32600,"message":"message too large"},"id":null,"jsonrpc":"2.0"}\n')
+        conn.shutdown(socket.SHUT_RDWR)
+
+    d = fake(handle)
+    big = ProductInput(sku="BIG", name="x" * (8 << 20))
+    t0 = time.monotonic()
+    with pytest.raises(InvalidRequest):
+        Client(d.path, timeout=20).save_product(big)
+
+    async def main() -> None:
+        async with AsyncClient(d.path, timeout=20) as ac:
+            with pytest.raises(InvalidRequest):
+                await ac.save_product(big)
+
+    run_async(main(), 30)
+    assert time.monotonic() - t0 < 10

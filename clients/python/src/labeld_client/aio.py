@@ -137,13 +137,21 @@ class _Main:
         self.next_id = 1
         self.pending: dict[int, asyncio.Future[JSONObject]] = {}
         self.send_lock = asyncio.Lock()
+        self.sending = 0
         self.reader = asyncio.get_running_loop().create_task(self._read())
 
     def close(self, exc: BaseException | None = None) -> None:
         if self.closed:
             return
         self.closed = True
-        self.sock.close()
+        # shut down, and close only once no send is under way: a send waiting for room
+        # on a closed descriptor would never hear of it
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        if not self.sending:
+            self.sock.close()
         for fut in self.pending.values():
             if not fut.done():
                 fut.set_exception(exc or _Eof())
@@ -189,13 +197,28 @@ class _Main:
         self.pending[rid] = fut
         return rid, fut
 
-    async def send(self, rid: int, method: str, params: JSONObject | None) -> None:
+    async def send(
+        self, rid: int, method: str, params: JSONObject | None, deadline: float | None
+    ) -> None:
         try:
             async with self.send_lock:
                 if self.closed:
                     raise _NotSent()
-                await _send(self.sock, encode_request(rid, method, params))
-        except _NotSent:
+                self.sending += 1
+                try:
+                    async with asyncio.timeout(_remaining(deadline)):
+                        await _send(self.sock, encode_request(rid, method, params))
+                except TimeoutError:
+                    self.close()  # part of a line may have gone: the connection is spoilt
+                    raise Timeout(f"{method}: labeld did not take the request in time") from None
+                except asyncio.CancelledError:
+                    self.close()  # the same, for a caller that gave up
+                    raise
+                finally:
+                    self.sending -= 1
+                    if self.closed and not self.sending:
+                        self.sock.close()
+        except (_NotSent, Timeout):
             self.pending.pop(rid, None)
             raise
 
@@ -299,7 +322,7 @@ class AsyncClient:
             salvage = False
             try:
                 rid, fut = conn.register()
-                await conn.send(rid, method, params)
+                await conn.send(rid, method, params, deadline)
             except _NotSent:
                 conn.close()
                 fresh_tries += 1
