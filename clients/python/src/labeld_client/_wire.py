@@ -14,7 +14,7 @@ from .errors import ProtocolViolation
 MAX_LINE = 64 * 1024 * 1024
 
 #: How much one read asks the kernel for.
-READ_CHUNK = 256 * 1024
+READ_CHUNK = 64 * 1024
 
 #: Methods that are retried once, transparently, when the connection drops before their
 #: answer: they change nothing, so running one twice is harmless.

@@ -126,67 +126,62 @@ class _Pull:
             self.buf.feed(data)
 
 
-class _Main:
-    """The client's call connection: requests may overlap; a reader task hands each
-    answer to its caller by id."""
+class _Main(asyncio.Protocol):
+    """The client's call connection: requests may overlap; answers are handed to their
+    callers by id as they arrive (the transport keeps reading: answers are bounded by the
+    requests, and notifications, which a call connection does not ask for, are dropped)."""
 
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
         self.buf = LineBuffer()
         self.closed = False
         self.next_id = 1
         self.pending: dict[int, asyncio.Future[JSONObject]] = {}
-        self.send_lock = asyncio.Lock()
-        self.sending = 0
-        self.reader = asyncio.get_running_loop().create_task(self._read())
 
-    def close(self, exc: BaseException | None = None) -> None:
-        if self.closed:
-            return
-        self.closed = True
-        # shut down, and close only once no send is under way: a send waiting for room
-        # on a closed descriptor would never hear of it
-        try:
-            self.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        if not self.sending:
-            self.sock.close()
-        for fut in self.pending.values():
-            if not fut.done():
-                fut.set_exception(exc or _Eof())
-        self.pending.clear()
-        if self.reader is not asyncio.current_task():
-            self.reader.cancel()
+    # asyncio.Protocol
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
 
-    async def _read(self) -> None:
-        loop = asyncio.get_running_loop()
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf
         try:
-            while True:
-                try:
-                    data = await loop.sock_recv(self.sock, READ_CHUNK)
-                except OSError:
-                    data = b""
-                if not data:
-                    self.close()
-                    return
-                self.buf.feed(data)
-                while (line := self.buf.next_line()) is not None:
-                    msg = decode_message(line)
-                    if "method" in msg and "id" not in msg:
-                        continue
-                    mid = msg.get("id")
-                    if mid is None and "error" in msg:
-                        # labeld could not read a request: it answers the oldest waiting one
-                        if self.pending:
-                            mid = min(self.pending)
-                    fut = self.pending.pop(mid, None) if isinstance(mid, int) else None
-                    if fut is not None and not fut.done():
-                        fut.set_result(msg)
+            if not buf.pending and data[-1:] == b"\n" and data.find(b"\n") == len(data) - 1:
+                self._dispatch(decode_message(data[:-1]))  # the usual case: one line
+                return
+            buf.feed(data)
+            while (line := buf.next_line()) is not None:
+                self._dispatch(decode_message(line))
         except ProtocolViolation as e:
             self.close(e)
-        except asyncio.CancelledError:
-            pass
+
+    def eof_received(self) -> bool:
+        return False  # the transport closes; connection_lost fails what is pending
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._fail(_Eof())
+
+    def _dispatch(self, msg: JSONObject) -> None:
+        if "method" in msg and "id" not in msg:
+            return  # a notification
+        mid = msg.get("id")
+        if mid is None and "error" in msg and self.pending:
+            mid = min(self.pending)  # labeld could not read a request: the oldest waiting
+        fut = self.pending.pop(mid, None) if isinstance(mid, int) else None
+        if fut is not None and not fut.done():
+            fut.set_result(msg)
+
+    def _fail(self, exc: BaseException) -> None:
+        self.closed = True
+        pending, self.pending = self.pending, {}
+        for fut in pending.values():
+            if not fut.done():
+                fut.set_exception(exc)
+
+    def close(self, exc: BaseException | None = None) -> None:
+        if self.transport is not None:
+            self.transport.abort()
+        self._fail(exc or _Eof())
 
     def register(self) -> tuple[int, asyncio.Future[JSONObject]]:
         if self.closed:
@@ -197,30 +192,16 @@ class _Main:
         self.pending[rid] = fut
         return rid, fut
 
-    async def send(
-        self, rid: int, method: str, params: JSONObject | None, deadline: float | None
-    ) -> None:
-        try:
-            async with self.send_lock:
-                if self.closed:
-                    raise _NotSent()
-                self.sending += 1
-                try:
-                    async with asyncio.timeout(_remaining(deadline)):
-                        await _send(self.sock, encode_request(rid, method, params))
-                except TimeoutError:
-                    self.close()  # part of a line may have gone: the connection is spoilt
-                    raise Timeout(f"{method}: labeld did not take the request in time") from None
-                except asyncio.CancelledError:
-                    self.close()  # the same, for a caller that gave up
-                    raise
-                finally:
-                    self.sending -= 1
-                    if self.closed and not self.sending:
-                        self.sock.close()
-        except (_NotSent, Timeout):
+    def send(self, rid: int, method: str, params: JSONObject | None) -> None:
+        t = self.transport
+        if self.closed or t is None or t.is_closing():
             self.pending.pop(rid, None)
-            raise
+            raise _NotSent()
+        t.write(encode_request(rid, method, params))
+        if t.is_closing():
+            # the write failed at once (labeld went away before): none of it was sent
+            self.pending.pop(rid, None)
+            raise _NotSent()
 
 
 class AsyncClient:
@@ -310,8 +291,14 @@ class AsyncClient:
             conn = self._conn
             if conn is not None and not conn.closed:
                 return conn
+            loop = asyncio.get_running_loop()
             sock = await _open_socket(self.socket_path, deadline)
-            self._conn = conn = _Main(sock)
+            try:
+                _, conn = await loop.create_unix_connection(_Main, sock=sock)
+            except BaseException:
+                sock.close()
+                raise
+            self._conn = conn
             return conn
 
     async def _exchange(self, method: str, params: JSONObject | None, deadline: float | None) -> JSONObject:
@@ -319,38 +306,21 @@ class AsyncClient:
         fresh_tries = 0
         while True:
             conn = await self._connection(deadline)
-            salvage = False
             try:
                 rid, fut = conn.register()
-                await conn.send(rid, method, params, deadline)
+                conn.send(rid, method, params)
             except _NotSent:
                 conn.close()
                 fresh_tries += 1
                 if fresh_tries > 1:
                     raise _lost(self.socket_path, method) from None
                 continue
-            except _Eof:
-                # labeld closed the connection while taking the request (a line too long
-                # for it is answered, then closed): its answer may already be on its way
-                salvage = True
-            except BaseException:
-                conn.pending.pop(rid, None)
-                raise
-            wait = _remaining(deadline)
-            if salvage:
-                wait = 0.5 if wait is None else min(wait, 0.5)
             try:
-                async with asyncio.timeout(wait):
+                async with asyncio.timeout(_remaining(deadline)):
                     return await fut
             except TimeoutError:
                 conn.pending.pop(rid, None)
-                if not salvage:
-                    raise Timeout(f"{method}: no answer from labeld in time") from None
-                conn.close()
-                if is_read_only(method) and not retried:
-                    retried = True
-                    continue
-                raise _lost(self.socket_path, method) from None
+                raise Timeout(f"{method}: no answer from labeld in time") from None
             except _Eof:
                 if is_read_only(method) and not retried:
                     retried = True
