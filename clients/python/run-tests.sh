@@ -43,7 +43,6 @@ fi
 step "installing labeld-client from $kit"
 timeout 300 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
     --no-build-isolation --no-deps --force-reinstall "$kit"
-rm -rf "$kit/build" "$kit"/src/*.egg-info
 
 cd "$kit"
 step "mypy --strict"

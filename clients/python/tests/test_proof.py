@@ -268,9 +268,6 @@ def test_c_gap_after_retention(kit: Any, labeld: LabeldInstance) -> None:
             away.save_product(ProductInput(sku="X", name="X"))  # clears saveError:product:X
             zs = [conflict(away, f"Z{n}") for n in range(6)]  # pushes it out of retention
             away.close()
-        assert labeld.db_path is not None
-        kept = journal(labeld.db_path)
-        assert len(kept) <= 6 and min(r[0] for r in kept) > position + 1, kept
 
         after = take_until(stream, lambda got: {z.seq for z in zs} <= set(seqs(got)), timeout=20)
         gap = after[0]
