@@ -177,6 +177,28 @@ def test_error_table_is_complete() -> None:
         error_from_wire({"code": "1001"})
 
 
+def test_save_failed_versions_from_a_newer_daemon() -> None:
+    alert = {
+        "entity": "product",
+        "id": "saveError:product:PEN",
+        "key": "PEN",
+        "kind": "saveError",
+        "message": "product PEN was changed by someone else: expected version 2, stored is version 3",
+        "reason": "conflict",
+        "seq": 42,
+        "state": "active",
+        "time": "2025-06-02T09:15:30Z",
+        "expectedVersion": 2,
+        "storedVersion": 3,
+    }
+    err = error_from_wire({"code": 1004, "message": "save failed", "data": alert})
+    assert isinstance(err, SaveFailed) and err.alert is not None
+    assert (err.reason, err.expected_version, err.stored_version, err.alert.seq) == ("conflict", 2, 3, 42)
+    full = error_from_wire({"code": 1004, "message": "save failed", "data": alert | {"reason": "storageFull"}})
+    assert isinstance(full, SaveFailed)
+    assert (full.reason, full.expected_version, full.stored_version) == ("storageFull", None, None)
+
+
 # --- transport ------------------------------------------------------------------------
 
 

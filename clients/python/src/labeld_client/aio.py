@@ -710,7 +710,7 @@ class AsyncAlertStream:
         while not self._closed:
             try:
                 self._conn = conn = _Pull(await _open_socket(self._path, _deadline(self._timeout)))
-            except (Unreachable, Timeout) as e:
+            except (Unreachable, Timeout, OSError) as e:
                 self.last_error = e
                 if isinstance(e, Unreachable) and e.permission_denied:
                     self._post_error(e)
@@ -722,7 +722,12 @@ class AsyncAlertStream:
             except (_Eof, _NotSent, ClientError, OSError) as e:
                 self.last_error = e
                 if isinstance(e, LabeldError):
-                    self._post_error(e)
+                    self._post_error(e)  # labeld refused the subscribe: say so, try again
+            except Exception as e:  # a bug: tell the consumer, go on trying
+                self.last_error = e
+                err = ClientError(f"the alert stream failed: {e!r}")
+                err.__cause__ = e
+                self._post_error(err)
             finally:
                 conn.close()
                 self._conn = None

@@ -736,17 +736,20 @@ class AlertStream:
         r, _, _ = select.select([self._wake_r], [], [], delay)
         return bool(r) or self._closed
 
+    def _post_error(self, e: ClientError) -> None:
+        with self._lock:
+            self._error = e
+            self._not_empty.notify_all()
+
     def _run(self) -> None:
         backoff = Backoff()
         while not self._closed:
             try:
                 conn = _SyncConn(self._path, _deadline(self._timeout))
-            except (Unreachable, Timeout) as e:
+            except (Unreachable, Timeout, OSError) as e:
                 self.last_error = e
                 if isinstance(e, Unreachable) and e.permission_denied:
-                    with self._lock:
-                        self._error = e
-                        self._not_empty.notify_all()
+                    self._post_error(e)
                 if self._sleep(backoff.next_delay()):
                     return
                 continue
@@ -759,9 +762,12 @@ class AlertStream:
             except (_Eof, _NotSent, ClientError, OSError) as e:
                 self.last_error = e
                 if isinstance(e, LabeldError):
-                    with self._lock:
-                        self._error = e
-                        self._not_empty.notify_all()
+                    self._post_error(e)  # labeld refused the subscribe: say so, try again
+            except Exception as e:  # a bug: tell the consumer, go on trying
+                self.last_error = e
+                err = ClientError(f"the alert stream failed: {e!r}")
+                err.__cause__ = e
+                self._post_error(err)
             finally:
                 conn.close()
                 with self._lock:
