@@ -181,6 +181,21 @@ CASES = [
         active=[3, 6],
     ),
     Case(
+        "reset: an offer of the old journal hides no event of the new one",
+        [
+            ("sub", {"seq": 50}, False),
+            ("offer", ev(52, C)),  # answered by the old daemon, its copy never came
+            ("drop",),
+            ("sub", {"seq": 3, "gap": True}, True),  # a new journal
+            ("active", []),
+            ("alert", ev(52, D)),  # the new journal's 52 is another event
+        ],
+        out=[52, ("gap", 50, 3, [52]), 52],
+        position=52,
+        start=50,
+        active=[52],
+    ),
+    Case(
         "reset: later events of the new journal follow normally",
         [
             ("sub", {"seq": 50}, False),

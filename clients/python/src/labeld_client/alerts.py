@@ -118,9 +118,11 @@ class AlertSync:
             out.append(Emit(Gap(after=self.position, seq=self._seq, ended=ended), None))
             if self._reset:
                 # another journal: every event of the snapshot is handed out again, and
-                # `active` is rebuilt from them (old seqs mean nothing beside new ones)
+                # `active` is rebuilt from them; old seqs mean nothing beside new ones, in
+                # `active` or in `ahead` (where one could hide a new event: a loss)
                 self.position = None
                 self.active = {}
+                self.ahead = set()
         out.extend(self._deliver(merged))
         final = max(self.position or 0, self._seq)
         if final != self.position or not out or out[-1].position != final:
