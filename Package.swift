@@ -4,8 +4,11 @@ import PackageDescription
 
 let package = Package(
   name: "labeld",
-  platforms: [.macOS(.v15)],
+  platforms: [.macOS(.v15), .iOS(.v18)],
   products: [
+    // The client kit for apps: `.package(path:)` or `url:` this repository, then
+    // `.product(name: "LabelKit", package: "labeld")` and `import LabelKit`.
+    .library(name: "LabelKit", targets: ["LabelKit"]),
     .executable(name: "labeld", targets: ["labeld"]),
     .executable(name: "labelctl", targets: ["labelctl"]),
   ],
@@ -101,11 +104,14 @@ let package = Package(
       ]),
     // Both executables' command lines: option specs, one reader of words, the help layout.
     .target(name: "LabelCommandLine"),
-    // A blocking line-oriented client used by labelctl and the tests.
-    .target(name: "LabelClient", dependencies: ["LabelCore", "LabelPOSIX"]),
+    // The client kit (docs/clients.md): an actor client with typed calls, alert streams
+    // that hand out every event exactly once, job updates across restarts, AlertQueue; and
+    // the blocking connection labelctl and the tests use. Builds for Linux and Apple
+    // platforms: the operating system is in one file (System.swift).
+    .target(name: "LabelKit", dependencies: ["LabelCore"]),
     // The mixed load of issue #13 (clients, fault toggling, per-interval counts) and /proc
     // metrics, shared by `make soak` (labeld-bench --soak) and the soak test.
-    .target(name: "LabelLoad", dependencies: ["LabelClient", "LabelCore"]),
+    .target(name: "LabelLoad", dependencies: ["LabelKit", "LabelCore"]),
     .executableTarget(
       name: "labeld",
       dependencies: [
@@ -114,16 +120,17 @@ let package = Package(
       ]),
     .executableTarget(
       name: "labelctl",
-      dependencies: ["LabelClient", "LabelCore", "LabelPOSIX", "LabelCommandLine"]),
+      dependencies: ["LabelKit", "LabelCore", "LabelPOSIX", "LabelCommandLine"]),
     // `make bench`: latency, fan-out and memory of a running labeld (not part of CI);
     // `make soak`: the mixed load for SOAK_MINUTES with a verdict.
     .executableTarget(
       name: "labeld-bench",
       dependencies: [
-        "LabelClient", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender",
+        "LabelKit", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender",
         "LabelLoad", "LabelTestKit",
       ]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
+    .testTarget(name: "LabelKitTests", dependencies: ["LabelKit", "LabelCore"]),
     .testTarget(name: "LabelPOSIXTests", dependencies: ["LabelPOSIX"]),
     .testTarget(name: "LabelCommandLineTests", dependencies: ["LabelCommandLine"]),
     .testTarget(name: "LabelCUPSTests", dependencies: ["LabelCUPS", "LabelCore"]),
@@ -143,7 +150,7 @@ let package = Package(
     .testTarget(
       name: "IntegrationTests",
       dependencies: [
-        "LabelClient", "LabelCore", "LabelPOSIX", "LabelLanguages", "LabelRender", "LabelSQLite",
+        "LabelKit", "LabelCore", "LabelPOSIX", "LabelLanguages", "LabelRender", "LabelSQLite",
         "LabelLoad", "LabelTestKit", "labeld", "labelctl",
       ]
     ),

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The one alert channel's alert: exactly two kinds, both travelling one ordered channel.
 ///
@@ -63,11 +67,20 @@ public struct SaveErrorDetails: Sendable, Equatable {
   public var key: String
   public var reason: SaveReason
   public var message: String
-  public init(entity: SaveEntity, key: String, reason: SaveReason, message: String) {
+  /// For a `conflict`: the version the client expected and the one stored (0: none), so a
+  /// client can offer to reload without reading the message (labeld addition).
+  public var expectedVersion: Int?
+  public var storedVersion: Int?
+  public init(
+    entity: SaveEntity, key: String, reason: SaveReason, message: String,
+    expectedVersion: Int? = nil, storedVersion: Int? = nil
+  ) {
     self.entity = entity
     self.key = key
     self.reason = reason
     self.message = message
+    self.expectedVersion = expectedVersion
+    self.storedVersion = storedVersion
   }
 }
 
@@ -96,6 +109,7 @@ public struct AlertEvent: Sendable, Equatable {
 extension AlertEvent: Codable {
   private enum Keys: String, CodingKey {
     case seq, id, kind, state, time, message, printer, reason, job, entity, key
+    case expectedVersion, storedVersion
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -115,6 +129,8 @@ extension AlertEvent: Codable {
       try c.encode(d.entity, forKey: .entity)
       try c.encode(d.key, forKey: .key)
       try c.encode(d.reason, forKey: .reason)
+      try c.encodeIfPresent(d.expectedVersion, forKey: .expectedVersion)
+      try c.encodeIfPresent(d.storedVersion, forKey: .storedVersion)
     }
   }
 
@@ -137,7 +153,9 @@ extension AlertEvent: Codable {
         SaveErrorDetails(
           entity: try c.decode(SaveEntity.self, forKey: .entity),
           key: try c.decode(String.self, forKey: .key),
-          reason: try c.decode(SaveReason.self, forKey: .reason), message: message))
+          reason: try c.decode(SaveReason.self, forKey: .reason), message: message,
+          expectedVersion: try c.decodeIfPresent(Int.self, forKey: .expectedVersion),
+          storedVersion: try c.decodeIfPresent(Int.self, forKey: .storedVersion)))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .kind, in: c, debugDescription: "unknown alert kind \(kind)")

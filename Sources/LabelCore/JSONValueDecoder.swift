@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Decodes a `Decodable` straight from a parsed `JSONValue`, with the protocol's rules
 /// (RFC 3339 times, numbers as JSON numbers): a request's params are parsed once and never

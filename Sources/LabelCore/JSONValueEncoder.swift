@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Encodes an `Encodable` straight into a `JSONValue` tree, with the protocol's rules (RFC
 /// 3339 times, non-finite numbers as strings, see `LabelJSON.encoder`): error data and

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// IPP job states. Every accepted job ends in one of the terminal ones, and says so.
 public enum JobState: String, Codable, Sendable, CaseIterable {

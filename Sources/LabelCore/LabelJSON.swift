@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The one JSON configuration of the protocol: RFC 3339 times, compact single-line output.
 public enum LabelJSON {

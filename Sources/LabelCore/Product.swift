@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A product as stored: what an inventory app's Add/Edit Product flow saves.
 public struct Product: Codable, Sendable, Equatable {

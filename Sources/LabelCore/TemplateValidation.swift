@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Checks of a template that JSON typing cannot express: sizes, elements inside the media,
 /// barcode data that can be encoded. Field names are relative to the template object.

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension StringProtocol {
   /// Without leading and trailing spaces and tabs: what `CharacterSet.whitespaces` trims

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A request's `id` exactly as the client wrote it: the raw JSON text of a number or a
 /// string, echoed byte for byte in the response (JSON-RPC 2.0 §5: the same value as the

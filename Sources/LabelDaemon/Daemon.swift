@@ -342,7 +342,7 @@ public final class Daemon: Sendable {
   /// Where the alert sequence's mirror goes: systemd's `$RUNTIME_DIRECTORY` (the first
   /// one), else the socket's directory.
   static func runtimeDirectory(socketPath: String) -> String? {
-    if let dirs = SocketPath.processEnvironment["RUNTIME_DIRECTORY"], !dirs.isEmpty {
+    if let dirs = ProcessEnvironment.variables["RUNTIME_DIRECTORY"], !dirs.isEmpty {
       return dirs.split(separator: ":").first.map(String.init)
     }
     return Directory.parent(of: socketPath)
@@ -352,7 +352,7 @@ public final class Daemon: Sendable {
   private static func listeningSocket(
     _ path: String, mode: mode_t, group: String?, log: Logger
   ) throws -> (Int32, String?) {
-    let env = SocketPath.processEnvironment
+    let env = ProcessEnvironment.variables
     if let fds = env["LISTEN_FDS"], Int(fds) ?? 0 >= 1,
       let pid = env["LISTEN_PID"], Int32(pid) == getpid()
     {

@@ -5,10 +5,18 @@ import LabelCore
 package struct SaveFailure: Error, Sendable, Equatable {
   package var reason: SaveReason
   package var message: String
+  /// A `conflict`'s versions: the one the client expected and the one stored (0: none).
+  package var versions: (expected: Int, stored: Int)?
 
-  package init(reason: SaveReason, message: String) {
+  package init(reason: SaveReason, message: String, versions: (expected: Int, stored: Int)? = nil) {
     self.reason = reason
     self.message = message
+    self.versions = versions
+  }
+
+  package static func == (a: SaveFailure, b: SaveFailure) -> Bool {
+    a.reason == b.reason && a.message == b.message
+      && a.versions?.expected == b.versions?.expected && a.versions?.stored == b.versions?.stored
   }
 
   /// What a reason means, in the words of a message.
@@ -45,8 +53,9 @@ package struct SaveErrors: Sendable {
   package func failed(_ failure: SaveFailure, entity: SaveEntity, key: String) -> RPCError {
     let event = channel.raise(
       .saveError(
-        SaveErrorDetails(entity: entity, key: key, reason: failure.reason, message: failure.message)
-      ))
+        SaveErrorDetails(
+          entity: entity, key: key, reason: failure.reason, message: failure.message,
+          expectedVersion: failure.versions?.expected, storedVersion: failure.versions?.stored)))
     let data = (try? LabelJSON.value(event)) ?? .null
     return .saveFailed(message: failure.message, alert: data)
   }

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import Synchronization
 
 #if canImport(Glibc)
@@ -62,7 +62,7 @@ public struct LoadInterval: Sendable {
 /// printer's fault. Counts are kept per interval (`takeInterval`), so memory stays flat
 /// however long it runs.
 ///
-/// The clients are plain threads with blocking `LabelClient`s, as a real app would be; a
+/// The clients are plain threads with blocking `BlockingConnection`s, as a real app would be; a
 /// failed connection (closed, timed out, out of step) is replaced by a new one.
 public final class LoadGenerator: Sendable {
   public let socketPath: String
@@ -80,7 +80,7 @@ public final class LoadGenerator: Sendable {
 
   /// Saves the load's template and products (idempotent: saving again replaces them).
   public static func prepare(socketPath: String) throws {
-    let c = try LabelClient(socketPath: socketPath)
+    let c = try BlockingConnection(socketPath: socketPath)
     try c.call("templates.save", ["template": LoadFixtures.template])
     for i in 0..<LoadFixtures.productCount {
       try c.call("products.save", ["product": LoadFixtures.product(i)])
@@ -94,7 +94,7 @@ public final class LoadGenerator: Sendable {
   public static func fillJournal(
     socketPath: String, printer: String, events: Int, progress: (Int) -> Void
   ) throws {
-    let c = try LabelClient(socketPath: socketPath)
+    let c = try BlockingConnection(socketPath: socketPath)
     let calls = events + events % 2  // an even count ends cleared
     for i in 0..<calls {
       try c.call(
@@ -157,10 +157,10 @@ public final class LoadGenerator: Sendable {
 
   /// A new connection, retried until it works or the load stops (each failure counted
   /// against `op`, whose call it was for).
-  private func connect(for op: LoadOperation) -> LabelClient? {
+  private func connect(for op: LoadOperation) -> BlockingConnection? {
     while isRunning {
       do {
-        let c = try LabelClient(socketPath: socketPath)
+        let c = try BlockingConnection(socketPath: socketPath)
         c.timeout = mix.callTimeout
         return c
       } catch {
@@ -179,7 +179,7 @@ public final class LoadGenerator: Sendable {
     let pace = mix.rate.map { Double(mix.clients) / $0 }  // seconds between this client's calls
     var next = Self.now() + UInt64(Double(rng.next() % 1000) / 1000 * (pace ?? 0) * 1e9)
     var counter = index
-    var connection: LabelClient?
+    var connection: BlockingConnection?
     while isRunning {
       if let pace {
         let t = Self.now()
@@ -204,7 +204,9 @@ public final class LoadGenerator: Sendable {
   }
 
   /// One call of `op`; false when the connection is no longer usable.
-  private func call(_ op: LoadOperation, on c: LabelClient, counter: Int, rng: inout SplitMix64)
+  private func call(
+    _ op: LoadOperation, on c: BlockingConnection, counter: Int, rng: inout SplitMix64
+  )
     -> Bool
   {
     let printer = counter % 2 == 0 ? mix.zplPrinter : mix.qlPrinter
@@ -269,7 +271,7 @@ public final class LoadGenerator: Sendable {
     do {
       let result = try c.call("subscribe", ["since": 0])
       guard let last = result["seq"]?.intValue else {
-        throw ClientError.protocolViolation("subscribe result without a seq")
+        throw LabelError.protocolViolation("subscribe result without a seq")
       }
       var seq = 0
       c.timeout = mix.callTimeout
@@ -277,7 +279,7 @@ public final class LoadGenerator: Sendable {
         let line = try c.readLine()
         guard let s = ReplayLine.alertSeq(line) else {
           if ReplayLine.contains(line, ReplayLine.overflow) {
-            throw ClientError.protocolViolation("overflow while reading a replay")
+            throw LabelError.protocolViolation("overflow while reading a replay")
           }
           continue
         }
@@ -291,7 +293,7 @@ public final class LoadGenerator: Sendable {
 
   /// Toggles `mix.faultPrinter` between mediaEmpty and no fault; clears it when stopping.
   private func faultToggler(every seconds: Double) {
-    var connection: LabelClient?
+    var connection: BlockingConnection?
     var faulted = false
     var next = Self.now()
     while true {
@@ -303,7 +305,7 @@ public final class LoadGenerator: Sendable {
       if stopping && !faulted { return }
       if connection == nil {
         // Not `connect()`: when stopping it would give up at once, and the fault would stay.
-        connection = try? LabelClient(socketPath: socketPath)
+        connection = try? BlockingConnection(socketPath: socketPath)
         connection?.timeout = mix.callTimeout
       }
       guard let c = connection else {
@@ -364,27 +366,29 @@ public final class LoadGenerator: Sendable {
   /// Counts a failed call; true when the connection can still be used (an RPC error).
   private func failed(_ op: LoadOperation, _ error: any Error, since t: UInt64) -> Bool {
     let latency = Self.now() - t
-    guard let error = error as? ClientError else {
+    guard let error = error as? LabelError else {
       record(op, failure: "other", "\(error)", latency: latency)
       return false
     }
-    switch error {
-    case .rpc(let e):
-      if mix.expectedErrorCodes.contains(e.code) {
+    if let code = error.code {
+      if mix.expectedErrorCodes.contains(code) {
         stats.withLock { s in
           s.calls[op, default: 0] += 1
           s.latency[op, default: LatencyHistogram()].record(latency)
           s.overall.record(latency)
-          s.expected[e.code, default: 0] += 1
+          s.expected[code, default: 0] += 1
         }
       } else {
-        record(op, failure: "rpc \(e.code)", "\(e)", latency: latency)
+        record(op, failure: "rpc \(code)", "\(error)", latency: latency)
       }
       return true
-    case .closed: record(op, failure: "closed", "\(error)", latency: latency)
+    }
+    switch error {
+    case .connectionLost: record(op, failure: "closed", "\(error)", latency: latency)
     case .timeout: record(op, failure: "timeout", "\(error)", latency: latency)
     case .protocolViolation: record(op, failure: "protocol", "\(error)", latency: latency)
     case .unreachable: record(op, failure: "unreachable", "\(error)", latency: latency)
+    default: record(op, failure: "other", "\(error)", latency: latency)
     }
     return false
   }

@@ -26,7 +26,8 @@ package final class ProductStore: Sendable {
             SaveFailure(
               reason: .conflict,
               message: "product \(input.sku) was changed by someone else: expected version "
-                + "\(expectedVersion), stored is \(stored)"))
+                + "\(expectedVersion), stored is \(stored)",
+              versions: (expectedVersion, current)))
         }
         guard current < Int.max else {
           return .failure(

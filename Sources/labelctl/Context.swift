@@ -1,7 +1,7 @@
 import FoundationEssentials
-import LabelClient
 import LabelCommandLine
 import LabelCore
+import LabelKit
 import LabelPOSIX
 
 #if canImport(Glibc)
@@ -25,21 +25,21 @@ enum CommandError: Error {
   case usage(String)
   /// The daemon answered with an error (exit 1).
   case daemon(RPCError)
-  /// Nothing listens at the socket (exit 69, with a hint how to start labeld).
-  case unreachable(path: String, reason: String)
+  /// labeld cannot be reached: not running (exit 69, with a hint how to start it), or this
+  /// user may not open its socket (exit 69, saying which group to join).
+  case unreachable(Unreachable)
   /// The daemon went away or stopped answering mid-conversation (exit 69).
   case disconnected(String)
   /// Anything else that failed (exit 1).
   case failed(String)
 
-  init(_ error: ClientError) {
+  init(_ error: LabelError) {
     switch error {
-    case .unreachable(let path, let e):
-      self = .unreachable(path: path, reason: String(cString: strerror(e.errno)))
-    case .rpc(let e): self = .daemon(e)
-    case .closed: self = .disconnected("labeld closed the connection")
+    case .unreachable(let u): self = .unreachable(u)
+    case .connectionLost: self = .disconnected("labeld closed the connection")
     case .timeout: self = .disconnected("labeld did not answer in time")
     case .protocolViolation(let detail): self = .failed("unexpected reply from labeld: \(detail)")
+    default: self = .failed(error.description)
     }
   }
 
@@ -57,9 +57,10 @@ enum CommandError: Error {
     switch self {
     case .usage(let message): return "labelctl: \(message)"
     case .daemon(let e): return "labelctl: \(Self.describe(e))"
-    case .unreachable(let path, let reason):
+    case .unreachable(let u):
+      guard case .notRunning = u.cause else { return "labelctl: \(u)" }
       return """
-        labelctl: cannot reach labeld at \(path): \(reason)
+        labelctl: cannot reach labeld at \(u.path): \(u.detail)
         Start it with 'make run' (or 'labeld --simulate zebra=zpl'), or point --socket / \
         $LABELD_SOCKET at a running daemon.
         """
@@ -88,7 +89,7 @@ final class Context {
   let json: Bool
   /// Whether stdout is a terminal (live progress lines instead of one line per change).
   let interactive: Bool
-  private var client: LabelClient?
+  private var client: BlockingConnection?
 
   init(socketPath: String, json: Bool, interactive: Bool) {
     self.socketPath = socketPath
@@ -97,17 +98,17 @@ final class Context {
   }
 
   /// The shared connection, opened on first use.
-  func connection() throws(CommandError) -> LabelClient {
+  func connection() throws(CommandError) -> BlockingConnection {
     if let client { return client }
     let opened = try reconnect()
     return opened
   }
 
   /// Drops the shared connection and opens a new one (after an overflow).
-  func reconnect() throws(CommandError) -> LabelClient {
+  func reconnect() throws(CommandError) -> BlockingConnection {
     client = nil
     do {
-      let opened = try LabelClient(socketPath: socketPath)
+      let opened = try BlockingConnection(socketPath: socketPath)
       client = opened
       return opened
     } catch {
@@ -121,10 +122,15 @@ final class Context {
     -> JSONValue
   {
     let client = try connection()
+    let answer: Answer
     do {
-      return try client.call(method.rawValue, .object(params))
+      answer = try client.request(method.rawValue, .object(params))
     } catch {
       throw CommandError(error)
+    }
+    switch answer {
+    case .success(let result): return result
+    case .failure(let error): throw .daemon(error)
     }
   }
 

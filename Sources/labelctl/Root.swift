@@ -79,7 +79,8 @@ enum CLI {
       return usageError(error.message, command: invocation.command, path: invocation.path)
     }
     let context = Context(
-      socketPath: SocketPath.resolve(explicit: global.socket, environment: environment),
+      socketPath: SocketPath.resolve(
+        explicit: global.socket, environment: environment, uid: getuid()),
       json: global.json, interactive: isatty(STDOUT_FILENO) == 1)
     do {
       try command.run(context)

@@ -19,4 +19,4 @@ sigemptyset(&interrupting)
 for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&interrupting, signal) }
 pthread_sigmask(SIG_UNBLOCK, &interrupting, nil)
 
-exit(CLI.main(Array(CommandLine.arguments.dropFirst()), environment: SocketPath.processEnvironment))
+exit(CLI.main(Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.variables))

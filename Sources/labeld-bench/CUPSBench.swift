@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelTestKit
 
 #if canImport(Glibc)
@@ -154,8 +154,8 @@ func waitCUPSCompleted(_ cups: PrivateCUPS, queue: String, _ id: String, timeout
   let home = URL(fileURLWithPath: cups.dir + "/labeld")
   let (daemon, sock) = try startDaemon(home, ["--cups"])
   defer { stopDaemon(daemon) }
-  let c = try LabelClient(socketPath: sock)
-  let w = try LabelClient(socketPath: sock)
+  let c = try BlockingConnection(socketPath: sock)
+  let w = try BlockingConnection(socketPath: sock)
   try w.call("subscribe", ["topics": ["jobs"]])
   emit("| measurement | value |\n|---|---:|")
   let label = "^XA^FO20,20^A0N,30,30^FDbench^FS^XZ\n"

@@ -1,5 +1,5 @@
 import Foundation
-import LabelClient
+import LabelKit
 import LabelPOSIX
 import LabelSQLite
 import Synchronization
@@ -75,7 +75,7 @@ import Synchronization
   }
   while group.wait(timeout: .now() + 0.1) == .timedOut {}
   let peak = peakRSSKB(daemon.processIdentifier)
-  let polite = (try? LabelClient(socketPath: socket).call("hello")) != nil
+  let polite = (try? BlockingConnection(socketPath: socket).call("hello")) != nil
   if let lock {
     try lock.execute("COMMIT")
     try lock.close()

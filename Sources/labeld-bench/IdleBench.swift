@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelPOSIX
 
 /// labeld at rest: resident and proportional set size (`/proc/PID/smaps_rollup`) a few
@@ -26,7 +26,7 @@ import LabelPOSIX
     let (daemon, socket) = try startDaemon(home, printers + extra)
     defer { stopDaemon(daemon) }
     let started = now()
-    let c = try LabelClient(socketPath: socket)
+    let c = try BlockingConnection(socketPath: socket)
     if draws { try drawOnePreview(c) }
     // Settled: start-up's transient pages are not what it holds for months.
     usleep(3_000_000)
@@ -49,7 +49,7 @@ import LabelPOSIX
 private func mb(_ kb: Int) -> String { String(format: "%.1f", Double(kb) / 1024) }
 
 /// A template and one PNG preview of it: the drawing stack is loaded and used.
-private func drawOnePreview(_ c: LabelClient) throws {
+private func drawOnePreview(_ c: BlockingConnection) throws {
   try c.call(
     "templates.save",
     [
@@ -71,7 +71,7 @@ private func drawOnePreview(_ c: LabelClient) throws {
 
 /// Work enough to map what requests run (and to count as a busy spell): listings and
 /// native jobs to the instant simulated Zebra.
-private func serveASpell(_ c: LabelClient) throws {
+private func serveASpell(_ c: BlockingConnection) throws {
   for i in 0..<5_000 {
     try c.call("printers.list", [:])
     if i % 10 == 0 {

@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelSQLite
 
 #if canImport(Glibc)
@@ -63,7 +63,7 @@ import LabelSQLite
   ready.sort()
   usleep(500_000)
   let idle = rssKB(daemon.processIdentifier)
-  let c = try LabelClient(socketPath: state.appendingPathComponent("s.sock").path)
+  let c = try BlockingConnection(socketPath: state.appendingPathComponent("s.sock").path)
   func timed(_ n: Int, _ call: (Int) throws -> Void) throws -> [UInt64] {
     var out: [UInt64] = []
     for i in 0..<n {

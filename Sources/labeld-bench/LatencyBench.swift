@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelPOSIX
 import Synchronization
 
@@ -35,7 +35,7 @@ func measure(
     group.enter()
     Thread.detachNewThread {
       defer { group.leave() }
-      guard let c = try? LabelClient(socketPath: socket) else { return }
+      guard let c = try? BlockingConnection(socketPath: socket) else { return }
       _ = try? c.call("hello")
       start.wait()
       var mine: [UInt64] = []
@@ -133,7 +133,7 @@ func measure(
   }
   let subscribedRSS = rssKB(daemon.processIdentifier)
   var fanout: [Double] = []
-  let trigger = try LabelClient(socketPath: socket)
+  let trigger = try BlockingConnection(socketPath: socket)
   for round in 0..<5 {
     progress("round \(round + 1) of 5")
     let t0 = now()

@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelLoad
 
 #if canImport(Glibc)
@@ -54,8 +54,8 @@ import LabelLoad
     home.appendingPathComponent("labeld"),
     ["--no-usb", "--no-cups", "--printer", "z=socket://127.0.0.1:\(port),language=zpl"])
   defer { stopDaemon(daemon) }
-  let c = try LabelClient(socketPath: sock)
-  let w = try LabelClient(socketPath: sock)
+  let c = try BlockingConnection(socketPath: sock)
+  let w = try BlockingConnection(socketPath: sock)
   try w.call("subscribe", ["topics": ["jobs"]])
   let doc: JSONValue = [
     "format": "native", "data": .string(Data(label.utf8).base64EncodedString()),

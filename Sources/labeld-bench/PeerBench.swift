@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -89,8 +89,8 @@ import LabelCore
 private func submitAndWait(png: String, printer: String, socket: String, count: Int) throws
   -> Double
 {
-  let c = try LabelClient(socketPath: socket)
-  let w = try LabelClient(socketPath: socket)
+  let c = try BlockingConnection(socketPath: socket)
+  let w = try BlockingConnection(socketPath: socket)
   try w.call("subscribe", ["topics": ["jobs"]])
   let data = try Data(contentsOf: URL(fileURLWithPath: png)).base64EncodedString()
   let doc: JSONValue = ["format": "png", "data": .string(data)]

@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelLanguages
 import LabelPOSIX
 import LabelRender
@@ -27,7 +27,7 @@ import Synchronization
     group.enter()
     Thread.detachNewThread {
       defer { group.leave() }
-      guard let c = try? LabelClient(socketPath: sock) else { return }
+      guard let c = try? BlockingConnection(socketPath: sock) else { return }
       for _ in 0..<1000 {
         _ = try? c.call("jobs.submit", ["printer": "sim:zebra", "document": docBytes])
       }

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import LabelClient
+import LabelKit
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -90,7 +90,7 @@ func startDaemon(_ home: URL, _ args: [String], timeout: Double = 30) throws -> 
   try p.run()
   let deadline = now() + UInt64(timeout * 1e9)
   while true {
-    if let c = try? LabelClient(socketPath: sock), (try? c.call("hello")) != nil { break }
+    if let c = try? BlockingConnection(socketPath: sock), (try? c.call("hello")) != nil { break }
     guard p.isRunning else {
       throw BenchError.failed("labeld exited with status \(p.terminationStatus) at start-up")
     }

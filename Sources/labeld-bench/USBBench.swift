@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelLanguages
 import LabelRender
 
@@ -37,7 +37,7 @@ func usbThroughput(labeld: String, labels: Int = 20) -> String {
     p.waitUntilExit()
   }
   var tries = 0
-  while (try? LabelClient(socketPath: sock)) == nil, tries < 2000, p.isRunning {
+  while (try? BlockingConnection(socketPath: sock)) == nil, tries < 2000, p.isRunning {
     usleep(5000)
     tries += 1
   }
@@ -47,7 +47,8 @@ func usbThroughput(labeld: String, labels: Int = 20) -> String {
       contentsOfFile: "/proc/\(p.processIdentifier)/task/\(p.processIdentifier)/children",
       encoding: .utf8)) ?? ""
   guard let pid = Int32(children.split(separator: " ").first ?? ""),
-    let c = try? LabelClient(socketPath: sock), let w = try? LabelClient(socketPath: sock)
+    let c = try? BlockingConnection(socketPath: sock),
+    let w = try? BlockingConnection(socketPath: sock)
   else { return "| USB (emulated) | labeld did not start on the emulated bus |\n" }
   func cpuSeconds() -> Double {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),

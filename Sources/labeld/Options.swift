@@ -257,7 +257,8 @@ struct Options {
       }
     }
     var config = settings.config
-    config.socketPath = SocketPath.resolve(explicit: settings.socket, environment: environment)
+    config.socketPath = SocketPath.resolve(
+      explicit: settings.socket, environment: environment, uid: getuid())
     config.stateDirectory = settings.stateDirectory ?? defaultStateDirectory(environment)
     options.config = config
     return options

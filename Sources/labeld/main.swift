@@ -22,7 +22,7 @@ do {
   exit(71)
 }
 
-let environment = SocketPath.processEnvironment
+let environment = ProcessEnvironment.variables
 let arguments = Array(CommandLine.arguments.dropFirst())
 let options: Options
 do {

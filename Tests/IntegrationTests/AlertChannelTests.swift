@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import Testing
 
 /// The one alert channel end to end: faults, saves, ordering, dismiss, replay.

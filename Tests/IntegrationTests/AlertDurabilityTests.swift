@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import Synchronization
 import Testing
 
@@ -27,7 +27,7 @@ struct SeenAlerts {
   }
 }
 
-extension LabelClient {
+extension BlockingConnection {
   /// Reads alert notifications until the one with seq `through` (the end of a replay that
   /// `subscribe` announced), skipping other notifications.
   func alerts(through seq: UInt64) throws -> [AlertEvent] {
@@ -37,7 +37,7 @@ extension LabelClient {
       guard n.method == "alert" else { continue }
       let event = try LabelJSON.decode(AlertEvent.self, from: n.params)
       if event.seq > seq {
-        throw ClientError.protocolViolation("replay passed \(seq) without it: \(event.seq)")
+        throw LabelError.protocolViolation("replay passed \(seq) without it: \(event.seq)")
       }
       out.append(event)
     }
@@ -134,7 +134,7 @@ extension LabelClient {
         done.enter()
         Thread.detachNewThread {
           defer { done.leave() }
-          guard let c = try? LabelClient(socketPath: path) else { return }
+          guard let c = try? BlockingConnection(socketPath: path) else { return }
           c.timeout = 10
           while true {
             c.toggle(printer, fault, count: 40)
@@ -242,7 +242,9 @@ struct AlertStorageFaultTests {
 
   /// Fills the small disk, then raises and clears a fault 15 times: every journal write
   /// fails from the first. Returns everything the (subscribed) client received.
-  static func alertsWhileTheJournalFails(_ c: LabelClient, _ disk: StorageFaultTests.SmallDisk)
+  static func alertsWhileTheJournalFails(
+    _ c: BlockingConnection, _ disk: StorageFaultTests.SmallDisk
+  )
     throws -> [AlertEvent]
   {
     try disk.fill()

@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import Testing
 
 #if canImport(Glibc)
@@ -394,13 +394,13 @@ struct CUPSTests {
 /// Every notification a subscriber received, kept: waiting for one looks at what already
 /// came as well, so two events that arrive in either order are both seen.
 final class Events {
-  let client: LabelClient
+  let client: BlockingConnection
   private(set) var seen: [(method: String, params: JSONValue)] = []
   /// Checked at least twice a second while waiting: a non-nil answer (a part of the test
   /// rig that died) ends the wait at once with that message instead of a timeout.
   var watch: (() -> String?)?
 
-  init(_ client: LabelClient) { self.client = client }
+  init(_ client: BlockingConnection) { self.client = client }
 
   /// The next notification; nil when `orNilWhenTimedOut` and none came in `timeout`.
   private func next(timeout: Double, orNilWhenTimedOut: Bool) throws -> (

@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import Testing
 
 #if canImport(Glibc)
@@ -86,7 +86,7 @@ final class DaemonProcess: @unchecked Sendable {
     // Readiness, not timing: try to connect until it works or the process has exited.
     var attempts = 0
     while true {
-      if (try? LabelClient(socketPath: socketPath)) != nil { break }
+      if (try? BlockingConnection(socketPath: socketPath)) != nil { break }
       guard process.isRunning, attempts < 2000 else {
         throw DaemonError.didNotStart(log)
       }
@@ -97,8 +97,8 @@ final class DaemonProcess: @unchecked Sendable {
 
   enum DaemonError: Error { case didNotStart(String) }
 
-  func client() throws -> LabelClient {
-    try LabelClient(socketPath: socketPath)
+  func client() throws -> BlockingConnection {
+    try BlockingConnection(socketPath: socketPath)
   }
 
   /// Everything labeld wrote to stderr so far.
@@ -158,14 +158,14 @@ func withDaemon<T>(
   return result
 }
 
-extension LabelClient {
+extension BlockingConnection {
   /// The RPC error a call fails with (nil when it succeeds).
   func error(_ method: String, _ params: JSONValue = [:]) -> RPCError? {
     do {
-      try call(method, params)
-      return nil
-    } catch .rpc(let e) {
-      return e
+      switch try request(method, params) {
+      case .success: return nil
+      case .failure(let e): return e
+      }
     } catch {
       return RPCError(code: 0, message: "\(error)")
     }

@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import Testing
 
 /// More clients than the daemon has file descriptors: it keeps serving the ones it has,

@@ -1,5 +1,5 @@
-import LabelClient
 import LabelCore
+import LabelKit
 
 enum Fixtures {
   /// A 2 x 1 in shelf label.
@@ -19,7 +19,8 @@ enum Fixtures {
   ]
 
   /// Submits `doc` (sent as a native document, base64) to `printer`; the job accepted.
-  static func submit(_ c: LabelClient, _ printer: String, _ doc: String, copies: Int = 1) throws
+  static func submit(_ c: BlockingConnection, _ printer: String, _ doc: String, copies: Int = 1)
+    throws
     -> Job
   {
     try c.call(

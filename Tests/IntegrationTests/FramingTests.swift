@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import Testing
 
 /// Protocol v1 framing over the real socket: malformed lines, limits, notifications,
@@ -131,7 +131,7 @@ import Testing
     try withDaemon(["--max-message-bytes", "2048", "--simulate", "zebra=zpl"]) { d in
       let c = try d.client()
       let big = JSONValue.string(String(repeating: "x", count: 3000))
-      #expect(throws: ClientError.self) { try c.call("hello", ["client": big]) }
+      #expect(throws: LabelError.self) { try c.call("hello", ["client": big]) }
       #expect(try d.client().call("hello", ["client": "small"])["protocol"] == .int(1))
     }
   }

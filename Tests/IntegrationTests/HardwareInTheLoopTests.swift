@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelLanguages
 import LabelRender
 import Testing
@@ -24,7 +24,9 @@ enum HIL {
     "no real printer named: run `make hil LABELD_HIL_DEVICE=usb:VVVV:PPPP:SERIAL` with one plugged in"
   ))
 struct HardwareInTheLoopTests {
-  static func withRealPrinter(_ body: (DaemonProcess, LabelClient, Printer) throws -> Void) throws {
+  static func withRealPrinter(_ body: (DaemonProcess, BlockingConnection, Printer) throws -> Void)
+    throws
+  {
     let id = try #require(HIL.device)
     try withDaemon(["--usb"]) { d in
       let c = try d.client()

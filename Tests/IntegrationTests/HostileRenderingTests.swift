@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelSQLite
 import Testing
 
@@ -86,14 +86,13 @@ import Testing
       ("zpl", "native", 203), ("zpl", "png", 203), ("brother-ql", "png", 300),
       ("zpl", "png", 1200),
     ] {
-      do {
-        _ = try c.call(
-          "labels.render",
-          [
-            "template": "old", "data": [:], "language": .string(language),
-            "format": .string(format), "dpi": .int(dpi),
-          ])
-      } catch .rpc(let e) {
+      if case .failure(let e) = try c.request(
+        "labels.render",
+        [
+          "template": "old", "data": [:], "language": .string(language),
+          "format": .string(format), "dpi": .int(dpi),
+        ])
+      {
         #expect(e.code == -32602 || e.code == 1007, "\(e)")
       }
       #expect(d.process.isRunning, "labeld died rendering \(language) \(format)")

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import Synchronization
 import Testing
 
@@ -40,7 +40,7 @@ import Testing
         workers.enter()
         Thread.detachNewThread {
           defer { workers.leave() }
-          guard let c = try? LabelClient(socketPath: path) else { return }
+          guard let c = try? BlockingConnection(socketPath: path) else { return }
           c.timeout = 10
           var i = 0
           while true {

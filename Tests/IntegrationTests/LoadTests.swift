@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import Synchronization
 import Testing
 
@@ -42,7 +42,7 @@ import Testing
       let path = d.socketPath
       DispatchQueue.concurrentPerform(iterations: 8) { t in
         do {
-          let c = try LabelClient(socketPath: path)
+          let c = try BlockingConnection(socketPath: path)
           for i in 0..<50 {
             let sku = "T\(t)-\(i)"
             let saved = try c.call(
@@ -79,7 +79,7 @@ import Testing
         finished.enter()
         Thread.detachNewThread {
           defer { finished.leave() }
-          guard let c = try? LabelClient(socketPath: path) else { return }
+          guard let c = try? BlockingConnection(socketPath: path) else { return }
           _ = try? c.call("subscribe", ["topics": ["alerts"]])
           ready.signal()
           while true {

@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import Testing
 
 /// labeld's log: one line per event, each with a journald priority prefix, naming printer

@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import Testing
 
 /// The success path of every method, over the socket (errors are in ErrorCodeTests).

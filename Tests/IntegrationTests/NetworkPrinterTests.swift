@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelLanguages
 import Testing
 
@@ -85,7 +85,9 @@ final class NetEmulator: @unchecked Sendable {
 @Suite(.serialized) struct NetworkPrinterTests {
   static let label = "^XA^FO20,20^A0N,30,30^FDnet^FS^XZ"
 
-  static func submit(_ c: LabelClient, _ printer: String, _ zpl: String = label) throws -> Int {
+  static func submit(_ c: BlockingConnection, _ printer: String, _ zpl: String = label) throws
+    -> Int
+  {
     try c.call(
       "jobs.submit",
       [

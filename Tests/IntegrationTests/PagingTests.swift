@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import Testing
 
 /// Lists that page (`limit`, `after`, `next`): pages add up to the whole list, `next` is
@@ -8,7 +8,7 @@ import Testing
 @Suite struct PagingTests {
   /// Every page of `method` with `limit`, following `next`; calls `between` after each page.
   static func pages(
-    _ c: LabelClient, _ method: String, _ key: String, limit: Int, params: JSONValue = [:],
+    _ c: BlockingConnection, _ method: String, _ key: String, limit: Int, params: JSONValue = [:],
     between: (Int) throws -> Void = { _ in }
   ) throws -> [[JSONValue]] {
     var out: [[JSONValue]] = []

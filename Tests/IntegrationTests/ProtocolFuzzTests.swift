@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import Testing
 
 /// The protocol fuzzer (ProtocolFuzzer) against a real labeld: a fixed seed and a few
@@ -53,7 +53,7 @@ import Testing
       // A line over the limit is the one thing that closes the connection; labeld goes on.
       try c.sendLine([UInt8](repeating: 0x20, count: 1_048_577))
       #expect(try c.readMessage()["error"]?["code"] == .int(-32600))
-      #expect(throws: ClientError.self) { try c.readLine() }
+      #expect(throws: LabelError.self) { try c.readLine() }
       c = try d.client()
       for i in 0..<iterations {
         let (_, line) = fuzzer.nextLine()

@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelLoad
 import LabelPOSIX
 
@@ -117,7 +117,7 @@ struct ProtocolFuzzer {
     "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAAAAABX3VL4AAAADklEQVR4nGNgYGBgYGAAAAAFAAGKM+MAAAAAAElFTkSuQmCC"
 
   /// Makes the corpus's references valid (a template and products to print).
-  static func prepare(_ c: LabelClient) throws {
+  static func prepare(_ c: BlockingConnection) throws {
     try c.call("templates.save", ["template": fuzzTemplate])
     for sku in ["FUZZ-1", "FUZZ-3"] {
       try c.call(
@@ -319,7 +319,7 @@ struct ProtocolFuzzer {
   /// Sends `line` and a sentinel over `c`, reads up to the sentinel's answer and checks
   /// every line. Returns false when labeld closed the connection (allowed only for a
   /// line over the size limit); throws a Failure for anything else wrong.
-  mutating func exchange(_ c: LabelClient, _ line: [UInt8], iteration: Int) throws -> Bool {
+  mutating func exchange(_ c: BlockingConnection, _ line: [UInt8], iteration: Int) throws -> Bool {
     sentinel += 1
     let tag = "sentinel-\(sentinel)"
     let request = String(decoding: line.prefix(2000), as: UTF8.self)
@@ -336,7 +336,7 @@ struct ProtocolFuzzer {
       let answer: [UInt8]
       do {
         answer = try c.readLine()
-      } catch .closed {
+      } catch .connectionLost {
         return false
       } catch {
         throw fail("no answer: \(error)")

@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelLanguages
 import LabelRender
 import LabelTestKit
@@ -60,7 +60,9 @@ import Testing
     return b
   }
 
-  static func submitPNG(_ c: LabelClient, _ w: LabelClient, printer: String, _ bitmap: Bitmap)
+  static func submitPNG(
+    _ c: BlockingConnection, _ w: BlockingConnection, printer: String, _ bitmap: Bitmap
+  )
     throws -> Int
   {
     let png = try PNGCodec.encode(bitmap)

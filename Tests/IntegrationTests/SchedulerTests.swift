@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import Testing
 
 /// Jobs through the scheduler and the simulated printer, observed over the socket.

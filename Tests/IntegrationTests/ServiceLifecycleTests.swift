@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelTestKit
 import Testing
 
@@ -14,7 +14,8 @@ import Testing
   /// Waits until each of `ids` has completed (some may have before we subscribed);
   /// returns a client for further checks.
   @discardableResult
-  static func waitUntilCompleted(_ daemon: DaemonProcess, _ ids: [Int]) throws -> LabelClient {
+  static func waitUntilCompleted(_ daemon: DaemonProcess, _ ids: [Int]) throws -> BlockingConnection
+  {
     let c = try daemon.client()
     let w = try daemon.client()
     try w.call("subscribe", ["topics": ["jobs"]])

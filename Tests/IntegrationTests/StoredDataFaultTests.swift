@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelSQLite
 import Testing
 
@@ -30,7 +30,7 @@ import Testing
     return Events(w)
   }
 
-  static func submit(_ c: LabelClient) throws -> Int {
+  static func submit(_ c: BlockingConnection) throws -> Int {
     try c.call("jobs.submit", ["printer": "sim:zebra", "document": doc], as: JobResult.self).job.id
   }
 

@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelRender
 import Testing
 
@@ -13,7 +13,7 @@ import Testing
     + "^FO4,4^GB398,195,2,B,0^FS"
     + "^PQ1^XZ"
 
-  static func setUp(_ c: LabelClient) throws {
+  static func setUp(_ c: BlockingConnection) throws {
     try c.call("templates.save", ["template": Fixtures.shelfTemplate])
     try c.call(
       "products.save", ["product": ["sku": "S1", "name": "Soap ^2", "barcode": "4006381333931"]])

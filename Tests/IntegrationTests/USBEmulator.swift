@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelLanguages
 import Testing
 
@@ -128,7 +128,7 @@ final class USBEmulator: @unchecked Sendable {
   }
 }
 
-extension LabelClient {
+extension BlockingConnection {
   /// Waits for the printerError alert of `printer` in `state`, with `reason` when given.
   func waitForPrinterError(
     _ printer: String, state: String = "active", reason: Reason? = nil, timeout: Double = 15

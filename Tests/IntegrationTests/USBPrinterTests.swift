@@ -1,6 +1,6 @@
 import Foundation
-import LabelClient
 import LabelCore
+import LabelKit
 import LabelLanguages
 import LabelRender
 import Testing
@@ -19,7 +19,7 @@ struct USBPrinterTests {
   static let zebra = "usb:0a5f:0120:Z9"
   static let both = ["ql820:A1B2", "zebra:Z9"]
 
-  static func submitPNG(_ c: LabelClient, printer: String, _ bitmap: Bitmap, copies: Int = 1)
+  static func submitPNG(_ c: BlockingConnection, printer: String, _ bitmap: Bitmap, copies: Int = 1)
     throws -> Int
   {
     let png = try PNGCodec.encode(bitmap)
@@ -33,7 +33,7 @@ struct USBPrinterTests {
     ).job.id
   }
 
-  static func subscriber(_ d: DaemonProcess) throws -> LabelClient {
+  static func subscriber(_ d: DaemonProcess) throws -> BlockingConnection {
     let w = try d.client()
     try w.call("subscribe", ["topics": ["alerts", "jobs", "printers"]])
     return w

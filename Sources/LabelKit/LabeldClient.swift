@@ -1,0 +1,90 @@
+import LabelCore
+
+/// A connection to labeld for an app: async typed calls for every protocol method, and
+/// the streams that carry its promise to the screen (`alerts(since:store:)`,
+/// `jobUpdates(job:)`).
+///
+/// Calls share one connection, opened on first use and opened again after labeld
+/// restarts. A call whose connection drops before its answer throws `connectionLost` (it
+/// may or may not have run), except the ones that only read, which are asked once more on
+/// a new connection. A failed save (1004) throws `LabelError.saveFailed` carrying the
+/// saveError alert, and the alert streams of this client hand that alert out at once and
+/// skip its copy from the channel: shown once, not twice.
+public actor LabeldClient {
+  public nonisolated let socketPath: String
+  /// How long a call waits for its answer (nil: for ever).
+  public var callTimeout: Duration? = .seconds(60)
+  private var channel: CallChannel?
+  private let offers = OfferBoard()
+
+  /// A client of the labeld at `socketPath`, or where the protocol's discovery says:
+  /// `$LABELD_SOCKET`, `$RUNTIME_DIRECTORY/labeld.sock`, `/run/labeld/labeld.sock` for
+  /// root, `$XDG_RUNTIME_DIR/labeld.sock`, `/tmp/labeld-$UID/labeld.sock`. Nothing is
+  /// opened until the first call.
+  public init(socketPath: String? = nil) {
+    self.socketPath = SocketPath.resolve(
+      explicit: socketPath, environment: OS.environment, uid: OS.uid)
+  }
+
+  deinit { channel?.close() }
+
+  /// Sets how long calls wait for their answers (nil: for ever).
+  public func setCallTimeout(_ timeout: Duration?) { callTimeout = timeout }
+
+  /// Calls `method` with `params` and returns its result. An error answer is thrown as
+  /// the `LabelError` case of its code.
+  @discardableResult
+  public func call(_ method: String, _ params: JSONValue = [:]) async throws(LabelError)
+    -> JSONValue
+  {
+    let answer: Answer
+    do {
+      answer = try await open().call(method, params, timeout: callTimeout)
+    } catch .connectionLost where Self.onlyReads(method) {
+      answer = try await open().call(method, params, timeout: callTimeout)
+    }
+    switch answer {
+    case .success(let result): return result
+    case .failure(let rpc):
+      let error = LabelError(rpc)
+      if case .saveFailed(let failure) = error { offers.offer(failure.alert) }
+      throw error
+    }
+  }
+
+  /// Calls `method` and decodes its result as `R`.
+  public func call<R: Decodable & Sendable>(
+    _ method: Method, _ params: [String: JSONValue] = [:], as: R.Type
+  ) async throws(LabelError) -> R {
+    try RequestLine.decode(R.self, from: try await call(method.rawValue, .object(params)))
+  }
+
+  /// Closes the calls' connection (the next call opens a new one). Streams have their own.
+  public func close() {
+    channel?.close()
+    channel = nil
+  }
+
+  /// The open channel, or a new one when there is none or it has ended.
+  private func open() throws(LabelError) -> CallChannel {
+    if let channel, channel.isOpen { return channel }
+    let opened = try CallChannel(path: socketPath)
+    channel = opened
+    return opened
+  }
+
+  /// Methods that change nothing: asking again after a lost connection is harmless.
+  static func onlyReads(_ method: String) -> Bool {
+    switch Method(rawValue: method) {
+    case .hello, .printersList, .printersGet, .productsGet, .productsList, .templatesList,
+      .templatesGet, .labelsRender, .jobsGet, .jobsList, .alertsActive, .devicesList:
+      return true
+    case .printersRefresh, .printersSimulate, .productsSave, .productsDelete, .templatesSave,
+      .jobsSubmit, .jobsCancel, .alertsDismiss, .subscribe, nil:
+      return false
+    }
+  }
+
+  /// Where this client's alert streams hear of alerts that came back as answers.
+  nonisolated var offerBoard: OfferBoard { offers }
+}
