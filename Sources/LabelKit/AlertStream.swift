@@ -15,13 +15,14 @@ public enum AlertStreamStatus: Sendable, Equatable {
 extension LabeldClient {
   /// The alert channel, every event exactly once and in seq order (`AlertUpdate`), from
   /// `since` (a seq already handled), else from the position `store` holds, else from now:
-  /// the alerts active now first, then everything that follows.
+  /// the alerts active now first, then everything that follows. `store` is written either
+  /// way.
   ///
   /// The stream owns a connection, subscribes, resumes from its position after labeld
   /// restarts or drops it (`overflow`), reconnects with back-off, and after a `gap` says
   /// which alerts it had handed out have ended unseen. With `store`, the position is saved
-  /// each time the next update is asked for (the one before is then handled). It ends
-  /// when the task iterating it is cancelled.
+  /// each time the next update is asked for, and when the loop is left (the one before is
+  /// then handled). It ends when the task iterating it is cancelled.
   public nonisolated func alerts(
     since: UInt64? = nil, store: (any AlertPositionStore)? = nil,
     status: (@Sendable (AlertStreamStatus) -> Void)? = nil
@@ -93,15 +94,25 @@ actor AlertFeed {
     status: (@Sendable (AlertStreamStatus) -> Void)?, inbox: OfferInbox
   ) {
     self.path = path
-    self.store = since == nil ? store : nil
+    self.store = store
     self.status = status
     self.inbox = inbox
     sync = AlertSync(position: since)
     loaded = since != nil || store == nil
-    stored = since
+    stored = nil
   }
 
-  deinit { connection?.close() }
+  /// Leaving the loop counts the last update as handled, as asking for the next one does.
+  deinit {
+    connection?.close()
+    let position = readyHead < ready.count ? handedOut : sync.position
+    guard let store, loaded, let position, position != stored else { return }
+    do {
+      try store.save(position)
+    } catch {
+      status?(.positionNotStored("\(error)"))
+    }
+  }
 
   func next() async throws(LabelError) -> AlertUpdate? {
     if !loaded { try load() }
@@ -218,7 +229,9 @@ actor AlertFeed {
     switch request {
     case .subscribe:
       let subscribed = try RequestLine.decode(SubscribeResult.self, from: result)
-      if sync.subscribed(subscribed), let connection {
+      let (snapshot, early) = sync.subscribed(subscribed)
+      append(early)
+      if snapshot, let connection {
         do {
           requests[try connection.send(.alertsActive, [:])] = .snapshot
         } catch {

@@ -55,21 +55,28 @@ struct AlertSync {
 
   /// The subscribe result; true when `alerts.active` must be asked now (a fresh start or
   /// a gap).
-  mutating func subscribed(_ result: SubscribeResult) -> Bool {
+  mutating func subscribed(_ result: SubscribeResult) -> (snapshot: Bool, updates: [AlertUpdate]) {
     latest = result.seq
     gap = result.gap == true
     reset = position.map { $0 > result.seq } ?? false
-    phase = position == nil || gap ? .syncing : .live
-    return phase == .syncing
+    if position == nil || gap {
+      phase = .syncing
+      return (true, [])
+    }
+    phase = .live
+    let early = buffer
+    buffer = []
+    return (false, deliver(early))
   }
 
-  /// An `alert` notification.
+  /// An `alert` notification. labeld answers `subscribe` before it sends any, but one that
+  /// came first would wait for the answer, not jump it.
   mutating func received(_ event: AlertEvent) -> [AlertUpdate] {
     switch phase {
-    case .syncing:
+    case .subscribing, .syncing:
       buffer.append(event)
       return []
-    case .subscribing, .live:
+    case .live:
       return deliver([event])
     }
   }
@@ -90,8 +97,10 @@ struct AlertSync {
       for event in ended { active[event.id] = nil }
       out.append(.gap(AlertGap(after: position, seq: latest, ended: ended)))
       if reset {
+        // Another journal: its seqs say nothing about the old one's.
         position = nil
         ahead = []
+        active = [:]
       }
     }
     out += deliver(merged)
@@ -124,12 +133,10 @@ struct AlertSync {
     return out
   }
 
-  /// Keeps `active` as the consumer sees it.
+  /// Keeps `active` as the consumer sees it: an event older than the one known for its id
+  /// (an offered one came first) changes nothing.
   private mutating func note(_ event: AlertEvent) {
-    if event.state == .active {
-      active[event.id] = event
-    } else if let known = active[event.id], known.seq < event.seq {
-      active[event.id] = nil
-    }
+    if let known = active[event.id], known.seq > event.seq { return }
+    active[event.id] = event.state == .active ? event : nil
   }
 }

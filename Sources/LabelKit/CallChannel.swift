@@ -7,7 +7,13 @@ import Synchronization
 /// resumes the caller waiting for that id. When the connection ends, every waiting call
 /// fails with `connectionLost`, and the channel is done: the client opens a new one.
 final class CallChannel: Sendable {
-  private typealias Waiter = CheckedContinuation<Result<Answer, LabelError>, Never>
+  /// Why a call has no answer, and whether its request left at all (if not, it is safe to
+  /// send it again, whatever it does).
+  enum Failure: Error {
+    case notSent(LabelError)
+    case unanswered(LabelError)
+  }
+  private typealias Waiter = CheckedContinuation<Result<Answer, Failure>, Never>
 
   private struct State {
     var nextID = 1
@@ -37,7 +43,7 @@ final class CallChannel: Sendable {
   func close() { socket.shutdown() }
 
   /// Sends `method` and waits for its answer, or `timeout`, or the task's cancellation.
-  func call(_ method: String, _ params: JSONValue, timeout: Duration?) async throws(LabelError)
+  func call(_ method: String, _ params: JSONValue, timeout: Duration?) async throws(Failure)
     -> Answer
   {
     let id = state.withLock { s in
@@ -52,27 +58,27 @@ final class CallChannel: Sendable {
           s.waiting[id] = waiter
           return nil
         }
-        if let ended { return waiter.resume(returning: .failure(ended)) }
+        if let ended { return waiter.resume(returning: .failure(.notSent(ended))) }
         do throws(LabelError) {
           try socket.send(line)
         } catch {
-          finish(id, .failure(error))
+          finish(id, .failure(.notSent(error)))
           return
         }
         if let timeout {
           Self.timers.asyncAfter(deadline: .now() + timeout.dispatchInterval) { [weak self] in
-            self?.finish(id, .failure(.timeout))
+            self?.finish(id, .failure(.unanswered(.timeout)))
           }
         }
       }
     } onCancel: {
-      finish(id, .failure(.cancelled))
+      finish(id, .failure(.unanswered(.cancelled)))
     }
     return try result.get()
   }
 
   /// Resumes the call waiting for `id`, if it still waits.
-  private func finish(_ id: Int, _ result: Result<Answer, LabelError>) {
+  private func finish(_ id: Int, _ result: Result<Answer, Failure>) {
     state.withLock { $0.waiting.removeValue(forKey: id) }?.resume(returning: result)
   }
 
@@ -108,7 +114,7 @@ final class CallChannel: Sendable {
       defer { s.waiting = [:] }
       return s.waiting
     }
-    for waiter in waiting.values { waiter.resume(returning: .failure(error)) }
+    for waiter in waiting.values { waiter.resume(returning: .failure(.unanswered(error))) }
   }
 }
 

@@ -7,7 +7,8 @@ import LabelCore
 /// Calls share one connection, opened on first use and opened again after labeld
 /// restarts. A call whose connection drops before its answer throws `connectionLost` (it
 /// may or may not have run), except the ones that only read, which are asked once more on
-/// a new connection. A failed save (1004) throws `LabelError.saveFailed` carrying the
+/// a new connection; one whose request could not be sent at all is sent once more
+/// whatever it does. A failed save (1004) throws `LabelError.saveFailed` carrying the
 /// saveError alert, and the alert streams of this client hand that alert out at once and
 /// skip its copy from the channel: shown once, not twice.
 public actor LabeldClient {
@@ -37,12 +38,27 @@ public actor LabeldClient {
   public func call(_ method: String, _ params: JSONValue = [:]) async throws(LabelError)
     -> JSONValue
   {
-    let answer: Answer
+    var answer: Answer?
     do {
-      answer = try await open().call(method, params, timeout: callTimeout)
-    } catch .connectionLost where Self.onlyReads(method) {
-      answer = try await open().call(method, params, timeout: callTimeout)
+      answer = try await attempt(method, params)
+    } catch {
+      // Nothing reached labeld, or nothing that changes anything: once more, anew.
+      switch error {
+      case .notSent(.connectionLost): break
+      case .unanswered(.connectionLost) where Self.onlyReads(method): break
+      case .notSent(let e), .unanswered(let e): throw e
+      }
     }
+    if answer == nil {
+      do {
+        answer = try await attempt(method, params)
+      } catch {
+        switch error {
+        case .notSent(let e), .unanswered(let e): throw e
+        }
+      }
+    }
+    guard let answer else { throw .connectionLost }
     switch answer {
     case .success(let result): return result
     case .failure(let rpc):
@@ -63,6 +79,19 @@ public actor LabeldClient {
   public func close() {
     channel?.close()
     channel = nil
+  }
+
+  /// One attempt: the answer, or why there is none.
+  private func attempt(_ method: String, _ params: JSONValue) async throws(CallChannel.Failure)
+    -> Answer
+  {
+    let channel: CallChannel
+    do {
+      channel = try open()
+    } catch {
+      throw .notSent(error)
+    }
+    return try await channel.call(method, params, timeout: callTimeout)
   }
 
   /// The open channel, or a new one when there is none or it has ended.

@@ -24,7 +24,7 @@ import Testing
     var sync = AlertSync(position: nil)
     let first = sync.connected()
     #expect(first == ["topics": ["alerts"]])
-    let asked = sync.subscribed(SubscribeResult(seq: 10))
+    let asked = sync.subscribed(SubscribeResult(seq: 10)).snapshot
     #expect(asked)
     let held = sync.received(Self.event(11, "sim:b"))
     #expect(held.isEmpty, "held while the snapshot is asked")
@@ -70,7 +70,7 @@ import Testing
     var sync = AlertSync(position: 30)
     let first = sync.connected()
     #expect(first == ["topics": ["alerts"], "since": 30])
-    let asked = sync.subscribed(SubscribeResult(seq: 33))
+    let asked = sync.subscribed(SubscribeResult(seq: 33)).snapshot
     #expect(!asked, "no snapshot when resuming")
     var handed: [UInt64] = []
     for seq: UInt64 in [29, 30, 31, 32, 32, 33] {
@@ -87,7 +87,7 @@ import Testing
     _ = sync.received(Self.event(2, "sim:b"))
     let first = sync.connected()
     #expect(first == ["topics": ["alerts"], "since": 2])
-    let asked = sync.subscribed(SubscribeResult(seq: 4))
+    let asked = sync.subscribed(SubscribeResult(seq: 4)).snapshot
     #expect(!asked)
     let got = sync.received(Self.event(3, "sim:b", .cleared))
     #expect(Self.seqs(got) == [3])
@@ -101,7 +101,7 @@ import Testing
     _ = sync.subscribed(SubscribeResult(seq: 3))
     _ = sync.snapshot([Self.event(1, "sim:a"), Self.event(2, "sim:b"), Self.event(3, "sim:c")])
     _ = sync.connected()
-    let asked = sync.subscribed(SubscribeResult(seq: 60, gap: true))
+    let asked = sync.subscribed(SubscribeResult(seq: 60, gap: true)).snapshot
     #expect(asked)
     // Retained replay starts at 50: sim:c's clearing is in it; sim:a's (at 10) is lost;
     // sim:b is still active (its latest event, 40, is in the snapshot and was lost too).
@@ -127,7 +127,7 @@ import Testing
     _ = sync.subscribed(SubscribeResult(seq: 500))
     _ = sync.snapshot([Self.event(500, "sim:a")])
     _ = sync.connected()
-    let asked = sync.subscribed(SubscribeResult(seq: 2, gap: true))
+    let asked = sync.subscribed(SubscribeResult(seq: 2, gap: true)).snapshot
     #expect(asked)
     let out = sync.snapshot([Self.event(2, "sim:b")])
     guard case .gap(let gap) = out.first else {
@@ -165,5 +165,40 @@ import Testing
   @Test func offerOfAnEventTheStreamAlreadyHandedOut_isDropped() {
     var sync = AlertSync(position: 20)
     #expect(sync.offer(Self.event(19, "sim:a")) == nil)
+  }
+
+  @Test func anEventBeforeTheSubscribeAnswer_waitsForIt() {
+    var sync = AlertSync(position: 5)
+    _ = sync.connected()
+    let early = sync.received(Self.event(6, "sim:a"))
+    #expect(early.isEmpty)
+    let (snapshot, updates) = sync.subscribed(SubscribeResult(seq: 6))
+    #expect(!snapshot && Self.seqs(updates) == [6])
+  }
+
+  @Test func anOlderEventOfAnId_doesNotUndoANewerOne() {
+    var sync = AlertSync(position: 10)
+    _ = sync.connected()
+    _ = sync.subscribed(SubscribeResult(seq: 10))
+    // A failed save offered from its answer (13) before the channel brings an older event
+    // of the same id (12, its first failure).
+    _ = sync.offer(AlertQueueTests.save(13))
+    _ = sync.received(Self.event(11, "sim:b"))
+    _ = sync.received(AlertQueueTests.save(12))
+    #expect(sync.active["saveError:product:SKU-1"]?.seq == 13, "the offered event is newer")
+    #expect(sync.active["printerError:sim:b"]?.seq == 11)
+  }
+
+  @Test func reset_forgetsTheOldJournalsAlerts() {
+    var sync = AlertSync(position: nil)
+    _ = sync.connected()
+    _ = sync.subscribed(SubscribeResult(seq: 900))
+    _ = sync.snapshot([Self.event(900, "sim:a")])
+    _ = sync.connected()
+    _ = sync.subscribed(SubscribeResult(seq: 3, gap: true))
+    _ = sync.snapshot([Self.event(2, "sim:a")])
+    let cleared = sync.received(Self.event(4, "sim:a", .cleared))
+    #expect(Self.seqs(cleared) == [4])
+    #expect(sync.active.isEmpty, "the new journal's clearing ends the alert")
   }
 }
