@@ -20,7 +20,7 @@ DEMO_PRINTERS = --simulate zebra=zpl,dpi=203,width=50.8,length=25.4,speed=120 \
 
 help:
 	@echo "make run     build and run labeld in the foreground (simulated printers, demo data)"
-	@echo "make test    install what is missing, build, run every test"
+	@echo "make test    install what is missing, build, run every test (the Python kit's too)"
 	@echo "make deps    apt-install the Debian packages the tests need (idempotent)"
 	@echo "make peers   install the peer implementations the tests compare with (PyPI venvs)"
 	@echo "make bench   run the benchmarks and print a report (see docs/benchmarks.md);"
@@ -84,6 +84,8 @@ peers:
 test: deps peers
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@# The Python client kit (clients/python): mypy --strict and its tests against this labeld.
+	clients/python/run-tests.sh $(BIN)/labeld
 
 # The protocol fuzzer for longer than `make test` runs it, with a random seed that is
 # printed first and again on a failure (LABELD_FUZZ_SEED=N replays it exactly).

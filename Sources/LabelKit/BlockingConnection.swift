@@ -65,7 +65,14 @@ public final class BlockingConnection {
     try RequestLine.decode(R.self, from: try call(method, params))
   }
 
-  /// The next notification, waiting up to `timeout` seconds (default: the connection's).
+  /// The notifications that came while answers were awaited, taken out.
+  public func takeNotifications() -> [Notification] {
+    defer { pending = [] }
+    return pending
+  }
+
+  /// The next notification, waiting up to `timeout` seconds (default: the connection's;
+  /// `.infinity`: for ever).
   public func nextNotification(timeout: Double? = nil) throws(LabelError) -> Notification {
     if !pending.isEmpty { return pending.removeFirst() }
     let wait = timeout ?? self.timeout

@@ -48,7 +48,8 @@ final class LineSocket: @unchecked Sendable {
     try result.get()
   }
 
-  /// The next line (without its `\n`), waiting up to `timeout` seconds (nil: for ever).
+  /// The next line (without its `\n`), waiting up to `timeout` seconds (nil or infinity:
+  /// for ever).
   func readLine(timeout: Double?) throws(LabelError) -> [UInt8] {
     while true {
       if let line = try buffer.nextLine() { return line }
@@ -74,7 +75,8 @@ final class LineSocket: @unchecked Sendable {
   }
 
   private func fill(timeout: Double?) throws(LabelError) {
-    let wait = timeout.map { Int32(min(max($0, 0), 86_400) * 1000) } ?? -1
+    // nil or infinity: for ever; a day at most otherwise (poll's int of milliseconds).
+    let wait = timeout.flatMap { $0.isFinite ? Int32(min(max($0, 0), 86_400) * 1000) : nil } ?? -1
     if !OS.waitReadable(fd, milliseconds: wait) { throw .timeout }
     let count = chunk.withUnsafeMutableBytes { OS.receive(fd, into: $0) }
     switch count {

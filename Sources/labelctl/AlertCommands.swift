@@ -1,5 +1,6 @@
 import LabelCommandLine
 import LabelCore
+import LabelKit
 
 /// `labelctl alerts`: the active alerts, the live channel, dismissing.
 struct AlertsCommand: CommandGroup {
@@ -30,10 +31,10 @@ struct AlertsList: ParsableCommand {
       abstract: "List active alerts (alerts.active), or follow the channel (subscribe).",
       usage: ["labelctl alerts [list]", "labelctl alerts [list] --follow [--since SEQ]"],
       discussion: """
-        With --follow, labelctl prints each alert event as one line as it arrives (with
-        --json, one JSON object per line) and runs until interrupted. If it falls behind
-        and the daemon drops it, it reconnects and resumes where it stopped, losing
-        nothing. It exits 69 when the daemon goes away.
+        With --follow, labelctl first prints the alerts active now, then each alert
+        event as one line as it arrives (with --json, one JSON object per line), and runs
+        until interrupted. If it falls behind and the daemon drops it, it reconnects and
+        resumes where it stopped, losing nothing. It exits 69 when the daemon goes away.
         """,
       options: [
         OptionSpec("--follow", "-f", help: "Print alert events as they happen."),
@@ -86,50 +87,35 @@ struct AlertsList: ParsableCommand {
       + "(\(detail)): \(event.alert.message)"
   }
 
-  /// Subscribes and prints events until the daemon goes away. On overflow it resubscribes
-  /// from the seq the daemon names, which replays exactly what was not delivered.
-  /// (`subscribe` with `since` replays without gap or duplicate, so nothing is lost.)
+  /// Prints the channel's events until the daemon goes away, through LabelKit's stream:
+  /// without --since the alerts active now come first (merged with live ones by seq),
+  /// after an overflow or a restart it resumes from the last seq printed, so nothing is
+  /// lost or printed twice; a gap is said on standard error.
   private func followChannel(_ context: Context) throws(CommandError) -> Never {
-    var since = self.since.map { UInt64($0) }
+    let stream = BlockingAlertStream(
+      socketPath: context.socketPath, since: since.map { UInt64($0) })
     while true {
-      var params: [String: JSONValue] = ["topics": ["alerts"]]
-      if let since { params["since"] = .int(Int(since)) }
-      let client = try context.reconnect()
-      let subscribed = try context.decode(
-        SubscribeResult.self, from: try context.call(.subscribe, params))
-      if subscribed.gap == true, let since {
-        Output.error(
-          "labelctl: not all events after seq \(since) are still retained; some are lost")
+      let update: AlertUpdate
+      do {
+        update = try stream.next()
+      } catch {
+        throw CommandError(error)
       }
-      // Alerts may be hours apart: wait for the next one without a timeout.
-      client.timeout = nil
-      var delivered = false
-      resubscribe: while true {
-        let notification: (method: String, params: JSONValue)
-        do {
-          notification = try context.nextNotification()
-        } catch {
-          // Closed under us: the daemon restarted, or dropped us before we read its
-          // overflow line. Resume once from the last seq printed; a daemon that is gone
-          // fails the reconnect (exit 69), and one that sends nothing ends it here.
-          guard case .disconnected = error, delivered else { throw error }
-          break resubscribe
+      switch update {
+      case .event(let event):
+        if context.json {
+          print(Output.compactJSON((try? LabelJSON.value(event)) ?? .null))
+        } else {
+          print(Self.line(event))
         }
-        delivered = true
-        switch notification.method {
-        case NotificationMethod.alert.rawValue:
-          if context.json {
-            print(Output.compactJSON(notification.params))
-          } else {
-            print(Self.line(try context.decode(AlertEvent.self, from: notification.params)))
-          }
-          since = notification.params["seq"]?.intValue.map { UInt64($0) } ?? since
-        case NotificationMethod.overflow.rawValue:
-          let overflow = try context.decode(OverflowParams.self, from: notification.params)
-          since = overflow.seq
-          break resubscribe
-        default: continue
+      case .gap(let gap):
+        let after = gap.after.map { "after seq \($0) " } ?? ""
+        var text = "labelctl: labeld no longer holds every event \(after)(it is at \(gap.seq)); "
+        text += "some are lost"
+        if !gap.ended.isEmpty {
+          text += "; ended meanwhile: " + gap.ended.map(\.id).joined(separator: ", ")
         }
+        Output.error(text)
       }
     }
   }

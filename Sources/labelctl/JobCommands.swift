@@ -8,7 +8,7 @@ struct JobsCommand: CommandGroup {
       name: "jobs",
       abstract: "List and inspect print jobs.",
       usage: [
-        "labelctl jobs [list] [--printer PRINTER] [--state STATE]... [--owner UID]",
+        "labelctl jobs [list] [--printer PRINTER] [--state STATE]... [--owner USER]",
         "                     [--since TIME]",
         "labelctl jobs show JOB",
       ],
@@ -24,7 +24,7 @@ struct JobsCommand: CommandGroup {
     var table = Table("ID", "PRINTER", "STATE", "PRINTED", "OWNER", "CREATED", "MESSAGE")
     for j in jobs {
       table.add(
-        String(j.id), j.printer, j.state.rawValue, Output.progress(j), String(j.owner.uid),
+        String(j.id), j.printer, j.state.rawValue, Output.progress(j), Output.user(j.owner.uid),
         Output.time(j.createdAt), j.error?.message ?? "")
     }
     return table.text
@@ -33,7 +33,8 @@ struct JobsCommand: CommandGroup {
   static func details(_ j: Job) -> String {
     var pairs = [
       ("Job", String(j.id)), ("Printer", j.printer), ("State", j.state.rawValue),
-      ("Printed", "\(Output.progress(j)) copies"), ("Owner uid", String(j.owner.uid)),
+      ("Printed", "\(j.printed) of \(Output.copies(j.copies))"),
+      ("Owner", Output.userAndUID(j.owner.uid)),
       ("Created", Output.time(j.createdAt)), ("Updated", Output.time(j.updatedAt)),
     ]
     if let error = j.error {
@@ -54,7 +55,7 @@ struct JobsList: ParsableCommand {
     CommandConfiguration(
       name: "list", abstract: "List print jobs, oldest first (jobs.list).",
       usage: [
-        "labelctl jobs [list] [--printer PRINTER] [--state STATE]... [--owner UID]",
+        "labelctl jobs [list] [--printer PRINTER] [--state STATE]... [--owner USER]",
         "                     [--since TIME]",
       ],
       discussion: "The list comes from labeld in pages of \(Context.pageSize); a long one shows\n"
@@ -65,7 +66,8 @@ struct JobsList: ParsableCommand {
           "--state", value: "STATE", repeatable: true,
           help: "Only jobs in STATE: pending, held, processing, completed, canceled or "
             + "aborted. Repeat it, or separate states with commas, for several."),
-        OptionSpec("--owner", value: "UID", help: "Only jobs submitted by the user UID."),
+        OptionSpec(
+          "--owner", value: "USER", help: "Only jobs submitted by USER, a user name or uid."),
         OptionSpec(
           "--since", value: "TIME",
           help: "Only jobs created at or after TIME, an RFC 3339 time such as "
@@ -80,7 +82,10 @@ struct JobsList: ParsableCommand {
 
   init(parsing arguments: inout ParsedArguments) throws(UsageError) {
     printer = arguments.value("--printer")
-    owner = try arguments.int("--owner", in: 0...Int(UInt32.max))
+    if let user = arguments.value("--owner") {
+      guard let uid = Output.uid(user) else { throw UsageError("--owner: no user '\(user)'") }
+      owner = Int(uid)
+    }
     since = arguments.value("--since")
     for item in arguments.values("--state") {
       for name in item.split(separator: ",") {

@@ -127,6 +127,40 @@ enum Output {
   /// "2/5".
   static func progress(_ job: Job) -> String { "\(job.printed)/\(job.copies)" }
 
+  /// "1 copy", "3 copies".
+  static func copies(_ n: Int) -> String { n == 1 ? "1 copy" : "\(n) copies" }
+
+  /// A job owner as people know them: the user's name, or the uid when the system has no
+  /// name for it (labelctl runs on labeld's machine, so its names are labeld's).
+  static func user(_ uid: UInt32) -> String { userName(uid) ?? String(uid) }
+
+  /// "alice (uid 1000)", or "uid 1000" without a name.
+  static func userAndUID(_ uid: UInt32) -> String {
+    userName(uid).map { "\($0) (uid \(uid))" } ?? "uid \(uid)"
+  }
+
+  static func userName(_ uid: UInt32) -> String? {
+    var entry = passwd()
+    var found: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 4096)
+    guard getpwuid_r(uid_t(uid), &entry, &buffer, buffer.count, &found) == 0, found != nil,
+      let name = entry.pw_name
+    else { return nil }
+    return String(cString: name)
+  }
+
+  /// The uid of a user given by name or number; nil when there is no such user.
+  static func uid(_ text: String) -> UInt32? {
+    if let n = UInt32(text) { return n }
+    var entry = passwd()
+    var found: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 4096)
+    guard getpwnam_r(text, &entry, &buffer, buffer.count, &found) == 0, found != nil else {
+      return nil
+    }
+    return UInt32(entry.pw_uid)
+  }
+
   /// The readable part of an error: a system call's errno in words, else its description.
   static func reason(_ error: any Error) -> String {
     if let e = error as? SystemError { return String(cString: strerror(e.errno)) }

@@ -104,7 +104,7 @@ struct PrintCommand: ParsableCommand {
       if context.json {
         print(Output.json(result))
       } else {
-        print("job \(job.id) submitted to \(job.printer) (\(job.copies) copies)")
+        print("job \(job.id) submitted to \(job.printer) (\(Output.copies(job.copies)))")
       }
       return
     }

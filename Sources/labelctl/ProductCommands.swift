@@ -10,7 +10,7 @@ struct ProductsCommand: CommandGroup {
       abstract: "List, show, save and delete products.",
       usage: [
         "labelctl products [list]", "labelctl products show SKU",
-        "labelctl products save --sku SKU --name NAME [--price P] [--currency C]",
+        "labelctl products save --sku SKU [--name NAME] [--price P] [--currency C]",
         "                       [--barcode GTIN] [--field KEY=VALUE]... [OPTIONS]",
         "labelctl products save --file PATH [OPTIONS]", "labelctl products delete SKU",
       ],
@@ -82,20 +82,27 @@ struct ProductsSave: ParsableCommand {
       name: "save",
       abstract: "Create or update a product, and optionally print its label (products.save).",
       usage: [
-        "labelctl products save --sku SKU --name NAME [--price P] [--currency C]",
+        "labelctl products save --sku SKU [--name NAME] [--price P] [--currency C]",
         "                       [--barcode GTIN] [--field KEY=VALUE]...",
-        "                       [--expected-version N]",
+        "                       [--unset NAME]... [--expected-version N]",
         "                       [--print PRINTER --template NAME [--copies N]]",
         "labelctl products save --file PATH [--expected-version N] [--print ...]",
       ],
       discussion: """
+        With the options, only what they name changes: labelctl reads the stored
+        product, sets the values given (--field adds or replaces one field), removes
+        what --unset names, and saves it on condition that nobody changed it
+        meanwhile (else error 1004, reason conflict: run it again). A new product
+        needs --name. With --file, the JSON object is the whole product: anything it
+        leaves out is removed, as products.save does.
+
         The daemon checks the product before saving: an invalid barcode or currency is
         error -32602 naming the field, and nothing is saved. With --print, the label is
         submitted only once the save is kept; a failed save prints nothing.
         """,
       options: [
         OptionSpec("--sku", value: "SKU", help: "The product's key."),
-        OptionSpec("--name", value: "NAME", help: "The product's name."),
+        OptionSpec("--name", value: "NAME", help: "The product's name (required when new)."),
         OptionSpec("--price", value: "P", help: "Price, a decimal number (12.50)."),
         OptionSpec("--currency", value: "C", help: "ISO 4217 code of the price (EUR)."),
         OptionSpec(
@@ -103,15 +110,18 @@ struct ProductsSave: ParsableCommand {
           help: "EAN-8, UPC-A, EAN-13 or GTIN-14 digits with a valid check digit."),
         OptionSpec(
           "--field", value: "KEY=VALUE", repeatable: true,
-          help: "A free-form field for templates (repeatable)."),
+          help: "Set a free-form field for templates (repeatable); other fields are kept."),
+        OptionSpec(
+          "--unset", value: "NAME", repeatable: true,
+          help: "Remove price, currency, barcode, or field.KEY (repeatable)."),
         OptionSpec(
           "--file", value: "PATH",
-          help: "Read the product as a JSON object from PATH ('-' is stdin) instead of the "
-            + "options above."),
+          help: "Read the whole product as a JSON object from PATH ('-' is stdin) instead "
+            + "of the options above."),
         OptionSpec(
           "--expected-version", value: "N",
           help: "Save only if the stored version is N (0 for a new product); else error "
-            + "1004, reason conflict."),
+            + "1004, reason conflict. Without it, the version labelctl read."),
         OptionSpec(
           "--print", value: "PRINTER", help: "After saving, print the product's label on PRINTER."),
         OptionSpec("--template", value: "NAME", help: "The template to print with --print."),
@@ -119,7 +129,11 @@ struct ProductsSave: ParsableCommand {
       ])
   }
 
-  var product: [String: JSONValue] = [:]
+  /// What the options set (the product's own keys; `fields` holds only the --field ones).
+  var changes: [String: JSONValue] = [:]
+  var fields: [String: String] = [:]
+  var unset: [String] = []
+  var sku: String?
   var file: String?
   var expectedVersion: Int?
   var printer: String?
@@ -128,23 +142,35 @@ struct ProductsSave: ParsableCommand {
 
   init(parsing arguments: inout ParsedArguments) throws(UsageError) {
     file = arguments.value("--file")
-    let flagNames = ["--sku", "--name", "--price", "--currency", "--barcode", "--field"]
+    let flagNames = [
+      "--sku", "--name", "--price", "--currency", "--barcode", "--field", "--unset",
+    ]
     if file != nil, let given = flagNames.first(where: arguments.flag) {
       throw UsageError("\(given) cannot be combined with --file")
     }
-    for (key, flag) in [("sku", "--sku"), ("name", "--name"), ("currency", "--currency")] {
-      if let value = arguments.value(flag) { product[key] = .string(value) }
+    sku = arguments.value("--sku")
+    for (key, flag) in [("name", "--name"), ("currency", "--currency"), ("barcode", "--barcode")] {
+      if let value = arguments.value(flag) { changes[key] = .string(value) }
     }
-    if let barcode = arguments.value("--barcode") { product["barcode"] = .string(barcode) }
     if let text = arguments.value("--price") {
       // The daemon reads a JSON number; a string would be rejected as ill-typed.
       guard let price = Double(text), price.isFinite else {
         throw UsageError("--price must be a decimal number, got \"\(text)\"")
       }
-      product["price"] = .double(price)
+      changes["price"] = .double(price)
     }
-    if let fields = try arguments.keyValues("--field") {
-      product["fields"] = .object(fields.mapValues { .string($0) })
+    fields = try arguments.keyValues("--field") ?? [:]
+    unset = arguments.values("--unset")
+    for name in unset {
+      let removable = ["price", "currency", "barcode"]
+      guard removable.contains(name) || (name.hasPrefix("field.") && name.count > 6) else {
+        throw UsageError("--unset takes price, currency, barcode or field.KEY, not '\(name)'")
+      }
+      if changes[name] != nil
+        || fields[String(name.dropFirst(6))] != nil && name.hasPrefix("field.")
+      {
+        throw UsageError("--unset \(name) contradicts a value given for it")
+      }
     }
     expectedVersion = try arguments.int("--expected-version", in: 0...Int.max)
     printer = arguments.value("--print")
@@ -153,10 +179,7 @@ struct ProductsSave: ParsableCommand {
   }
 
   func validate() throws(UsageError) {
-    if file == nil {
-      if product["sku"] == nil { throw UsageError("missing --sku SKU (or --file PATH)") }
-      if product["name"] == nil { throw UsageError("missing --name NAME") }
-    }
+    if file == nil && sku == nil { throw UsageError("missing --sku SKU (or --file PATH)") }
     if printer != nil && template == nil { throw UsageError("--print needs --template NAME") }
     if printer == nil && (template != nil || copies != nil) {
       throw UsageError("--template and --copies go with --print PRINTER")
@@ -164,12 +187,14 @@ struct ProductsSave: ParsableCommand {
   }
 
   func run(_ context: Context) throws(CommandError) {
-    let productValue =
-      try file.map { path throws(CommandError) in
-        try readJSONObject(path, what: "a product")
-      } ?? .object(product)
-    var params: [String: JSONValue] = ["product": productValue]
-    if let expectedVersion { params["expectedVersion"] = .int(expectedVersion) }
+    var params: [String: JSONValue]
+    if let file {
+      params = ["product": try readJSONObject(file, what: "a product")]
+      if let expectedVersion { params["expectedVersion"] = .int(expectedVersion) }
+    } else {
+      let (product, version) = try merged(context)
+      params = ["product": product, "expectedVersion": .int(expectedVersion ?? version)]
+    }
     if let printer, let template {
       var print: [String: JSONValue] = ["printer": .string(printer), "template": .string(template)]
       if let copies { print["copies"] = .int(copies) }
@@ -178,10 +203,43 @@ struct ProductsSave: ParsableCommand {
     try context.show(.productsSave, params, as: ProductSaveResult.self) { result in
       var text = "saved product \(result.product.sku) (version \(result.product.version))\n"
       if let job = result.job {
-        text += "job \(job.id) submitted to \(job.printer) (\(job.copies) copies)\n"
+        text += "job \(job.id) submitted to \(job.printer) (\(Output.copies(job.copies)))\n"
       }
       return text
     }
+  }
+
+  /// The product to save: the stored one with the options applied, and the version read
+  /// (0: there is none yet). products.save replaces a product whole, so what the options
+  /// do not name must be sent back as stored, or it would be lost.
+  private func merged(_ context: Context) throws(CommandError) -> (JSONValue, Int) {
+    guard let sku else { throw .usage("missing --sku SKU (or --file PATH)") }
+    var product: [String: JSONValue]
+    var version = 0
+    do {
+      let stored = try context.call(.productsGet, ["sku": .string(sku)])["product"]
+      product = stored?.objectValue ?? [:]
+      version = product["version"]?.intValue ?? 0
+      product["version"] = nil
+      product["updatedAt"] = nil
+    } catch .daemon(let e) where e.knownCode == .notFound {
+      guard changes["name"] != nil else {
+        throw .usage("product \(sku) does not exist yet: --name NAME is required")
+      }
+      product = ["sku": .string(sku)]
+    }
+    for (key, value) in changes { product[key] = value }
+    var storedFields = product["fields"]?.objectValue ?? [:]
+    for (key, value) in fields { storedFields[key] = .string(value) }
+    for name in unset {
+      if name.hasPrefix("field.") {
+        storedFields[String(name.dropFirst(6))] = nil
+      } else {
+        product[name] = nil
+      }
+    }
+    product["fields"] = storedFields.isEmpty ? nil : .object(storedFields)
+    return (.object(product), version)
   }
 }
 
