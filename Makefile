@@ -83,6 +83,8 @@ peers:
 
 test: deps peers
 	$(SWIFT) build --build-tests
+	@# Examples/ProductEditor: an app's package that adds LabelKit by path (ExampleAppTests run it).
+	$(SWIFT) build --package-path Examples/ProductEditor
 	$(SWIFT) test --skip-build
 	@# The Python client kit (clients/python): mypy --strict and its tests against this labeld.
 	clients/python/run-tests.sh $(BIN)/labeld
