@@ -5,6 +5,23 @@
 ///
 /// Pure: the daemon, labelctl and the client kit each pass their environment and uid.
 public enum SocketPath {
+  /// The system service's socket (the systemd socket unit's).
+  public static let system = "/run/labeld/labeld.sock"
+
+  /// Where a client tries, in order: the path `resolve` gives, then, unless a flag or the
+  /// environment named one, the system service's socket (a labeld addition: a user's own
+  /// labeld comes first; without one, the shop's service answers, so `labelctl` as a
+  /// member of group labeld needs no `--socket`).
+  public static func clientCandidates(
+    explicit: String?, environment: [String: String], uid: UInt32
+  ) -> [String] {
+    let first = resolve(explicit: explicit, environment: environment, uid: uid)
+    let named =
+      !(explicit ?? "").isEmpty || !(environment["LABELD_SOCKET"] ?? "").isEmpty
+      || !(environment["RUNTIME_DIRECTORY"] ?? "").isEmpty
+    return named || first == system ? [first] : [first, system]
+  }
+
   public static func resolve(explicit: String?, environment: [String: String], uid: UInt32)
     -> String
   {
@@ -15,7 +32,7 @@ public enum SocketPath {
       let first = d.split(separator: ":").first.map(String.init) ?? d
       return first + "/labeld.sock"
     }
-    if uid == 0 { return "/run/labeld/labeld.sock" }
+    if uid == 0 { return system }
     if let d = environment["XDG_RUNTIME_DIR"], !d.isEmpty { return d + "/labeld.sock" }
     return "/tmp/labeld-\(uid)/labeld.sock"
   }

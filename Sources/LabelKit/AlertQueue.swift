@@ -17,6 +17,7 @@ public final class AlertQueue {
   /// How the alert stream's connection is doing, for a banner ("labeld unreachable").
   public private(set) var connection: AlertStreamStatus?
   @ObservationIgnored private var gate: QueueGatedStore?
+  @ObservationIgnored private var running = false
 
   public init() {}
 
@@ -41,13 +42,17 @@ public final class AlertQueue {
     keepPosition()
   }
 
-  /// Shows a failed save from its answer at once (the channel's copy is then skipped);
-  /// false for any other error, which is the caller's to show.
+  /// Takes a failed save's answer: true for `saveFailed` (the queue shows it), false for
+  /// any other error, which is the caller's to show. While `run` feeds the queue, its
+  /// stream shows the alert (at once when the save went through the same client), so the
+  /// queue also learns when it is cleared; without a stream it is shown from here.
   @discardableResult
   public func receive(_ error: LabelError) -> Bool {
     guard case .saveFailed(let failure) = error else { return false }
-    state.present(failure.alert)
-    keepPosition()
+    if !running {
+      state.present(failure.alert)
+      keepPosition()
+    }
     return true
   }
 
@@ -58,7 +63,11 @@ public final class AlertQueue {
     async throws(LabelError)
   {
     gate = store.map { QueueGatedStore(store: $0) }
-    defer { gate = nil }
+    running = true
+    defer {
+      gate = nil
+      running = false
+    }
     let stream = client.alerts(store: gate) { status in
       Task { @MainActor [weak self] in self?.connection = status }
     }

@@ -30,9 +30,10 @@ public struct FileAlertStore: AlertPositionStore {
     } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
       return nil
     }
-    let value = try JSONValue.parse([UInt8](data))
-    guard let seq = value["seq"]?.intValue, seq >= 0 else {
-      throw LabelError.protocolViolation("\(path) holds no alert position ({\"seq\": N})")
+    guard let value = try? JSONValue.parse([UInt8](data)), let seq = value["seq"]?.intValue,
+      seq >= 0
+    else {
+      throw LabelError.storedPosition("\(path) holds no alert position ({\"seq\": N})")
     }
     return UInt64(seq)
   }

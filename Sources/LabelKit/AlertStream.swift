@@ -28,7 +28,7 @@ extension LabeldClient {
     status: (@Sendable (AlertStreamStatus) -> Void)? = nil
   ) -> AlertStream {
     AlertStream(
-      path: socketPath, since: since, store: store, status: status, offers: offerBoard)
+      paths: paths, since: since, store: store, status: status, offers: offerBoard)
   }
 }
 
@@ -37,7 +37,7 @@ public struct AlertStream: AsyncSequence, Sendable {
   public typealias Element = AlertUpdate
   public typealias Failure = LabelError
 
-  let path: String
+  let paths: [String]
   let since: UInt64?
   let store: (any AlertPositionStore)?
   let status: (@Sendable (AlertStreamStatus) -> Void)?
@@ -47,14 +47,15 @@ public struct AlertStream: AsyncSequence, Sendable {
     let inbox = OfferInbox()
     offers.register(inbox)
     return Iterator(
-      feed: AlertFeed(path: path, since: since, store: store, status: status, inbox: inbox))
+      feed: AlertFeed(paths: paths, since: since, store: store, status: status, inbox: inbox))
   }
 
   public struct Iterator: AsyncIteratorProtocol {
     let feed: AlertFeed
 
     /// The next update; nil once the task is cancelled. Throws only what retrying cannot
-    /// mend: a stored position that cannot be read, an answer that is not protocol v1.
+    /// mend: a stored position that cannot be read, a socket this user may not open, an
+    /// answer that is not protocol v1.
     public mutating func next() async throws(LabelError) -> AlertUpdate? {
       try await feed.next()
     }
@@ -73,7 +74,7 @@ public struct AlertStream: AsyncSequence, Sendable {
 actor AlertFeed {
   private enum Request { case subscribe, snapshot }
 
-  private let path: String
+  private let paths: [String]
   private let store: (any AlertPositionStore)?
   private let status: (@Sendable (AlertStreamStatus) -> Void)?
   private let inbox: OfferInbox
@@ -90,10 +91,10 @@ actor AlertFeed {
   private var stored: UInt64?
 
   init(
-    path: String, since: UInt64?, store: (any AlertPositionStore)?,
+    paths: [String], since: UInt64?, store: (any AlertPositionStore)?,
     status: (@Sendable (AlertStreamStatus) -> Void)?, inbox: OfferInbox
   ) {
-    self.path = path
+    self.paths = paths
     self.store = store
     self.status = status
     self.inbox = inbox
@@ -140,6 +141,7 @@ actor AlertFeed {
       }
       guard let connection else {
         await connect()
+        if case .unreachable(let u) = lastFailure, u.isLasting { throw .unreachable(u) }
         continue
       }
       let messages: [JSONValue]
@@ -163,7 +165,7 @@ actor AlertFeed {
     } catch let error as LabelError {
       throw error
     } catch {
-      throw .protocolViolation("cannot read the stored alert position: \(error)")
+      throw .storedPosition("\(error)")
     }
     stored = sync.position
     loaded = true
@@ -189,7 +191,7 @@ actor AlertFeed {
     await inbox.sleep(for: wait)
     if Task.isCancelled { return }
     do {
-      let opened = try StreamConnection(path: path)
+      let opened = try StreamConnection(paths: paths)
       requests = [try opened.send(.subscribe, sync.connected()): .subscribe]
       connection = opened
     } catch {
@@ -204,7 +206,7 @@ actor AlertFeed {
   }
 
   private func handle(_ message: JSONValue) throws(LabelError) {
-    if let notification = Notification(message) {
+    if let notification = ServerNotification(message) {
       switch notification.method {
       case NotificationMethod.alert.rawValue:
         let event = try RequestLine.decode(AlertEvent.self, from: notification.params)

@@ -38,6 +38,10 @@ struct AlertSync {
   private var buffer: [AlertEvent] = []
   /// Seqs handed out early (offered), above `position`.
   private(set) var ahead: Set<UInt64> = []
+  /// Offers that came before the stream was live: weighed once it is (an offer older than
+  /// where a fresh start begins has ended or is in the snapshot; handing it out then would
+  /// show an alert whose clearing never follows).
+  private var offers: [AlertEvent] = []
   private var gap = false
   private var reset = false
   private var latest: UInt64 = 0
@@ -66,7 +70,7 @@ struct AlertSync {
     phase = .live
     let early = buffer
     buffer = []
-    return (false, deliver(early))
+    return (false, deliver(early) + takeOffers())
   }
 
   /// An `alert` notification. labeld answers `subscribe` before it sends any, but one that
@@ -108,16 +112,26 @@ struct AlertSync {
     ahead = ahead.filter { $0 > position! }
     phase = .live
     buffer = []
-    return out
+    return out + takeOffers()
   }
 
   /// An event offered from elsewhere (a failed save's answer): handed out now unless it
   /// already was; its copy from the channel is then skipped.
   mutating func offer(_ event: AlertEvent) -> AlertUpdate? {
+    guard phase == .live else {
+      offers.append(event)
+      return nil
+    }
     if let position, event.seq <= position { return nil }
     guard ahead.insert(event.seq).inserted else { return nil }
     note(event)
     return .event(event)
+  }
+
+  private mutating func takeOffers() -> [AlertUpdate] {
+    let waiting = offers
+    offers = []
+    return waiting.compactMap { offer($0) }
   }
 
   private mutating func deliver(_ events: [AlertEvent]) -> [AlertUpdate] {

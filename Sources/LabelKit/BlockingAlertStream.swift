@@ -9,15 +9,21 @@ import LabelCore
 /// new connection is lost before labeld answered `subscribe`, `next()` throws (a tool then
 /// exits, where an app's `AlertStream` would keep trying).
 public final class BlockingAlertStream {
-  public let socketPath: String
+  /// Where labeld is looked for, in order.
+  public let socketPaths: [String]
   private var sync: AlertSync
   private var connection: BlockingConnection?
   private var ready = FIFOLine<AlertUpdate>()
 
   /// A stream from `since` (a seq already seen; 0 replays everything retained), or from
   /// now with the alerts active now first.
-  public init(socketPath: String, since: UInt64? = nil) {
-    self.socketPath = socketPath
+  public convenience init(socketPath: String, since: UInt64? = nil) {
+    self.init(socketPaths: [socketPath], since: since)
+  }
+
+  /// The same, at the first of `socketPaths` where labeld listens.
+  public init(socketPaths: [String], since: UInt64? = nil) {
+    self.socketPaths = socketPaths
     sync = AlertSync(position: since)
   }
 
@@ -29,7 +35,7 @@ public final class BlockingAlertStream {
         try subscribe()
         continue
       }
-      let notification: Notification
+      let notification: ServerNotification
       do {
         notification = try connection.nextNotification(timeout: .infinity)
       } catch .connectionLost {
@@ -43,7 +49,7 @@ public final class BlockingAlertStream {
   /// Opens a connection, subscribes from the position and, for a fresh start or after a
   /// gap, merges the active alerts in.
   private func subscribe() throws(LabelError) {
-    let opened = try BlockingConnection(socketPath: socketPath)
+    let opened = try BlockingConnection(socketPaths: socketPaths)
     opened.timeout = 60
     let subscribed = try opened.call(
       Method.subscribe.rawValue, sync.connected(), as: SubscribeResult.self)
@@ -57,7 +63,7 @@ public final class BlockingAlertStream {
     connection = opened
   }
 
-  private func take(_ notification: Notification) throws(LabelError) {
+  private func take(_ notification: ServerNotification) throws(LabelError) {
     switch notification.method {
     case NotificationMethod.alert.rawValue:
       let event = try RequestLine.decode(AlertEvent.self, from: notification.params)

@@ -1,7 +1,7 @@
 import LabelCore
 
 /// A server-to-client notification (`alert`, `job`, `printer`, `overflow`).
-public struct Notification: Sendable {
+public struct ServerNotification: Sendable {
   public var method: String
   public var params: JSONValue
 }
@@ -19,13 +19,20 @@ public final class BlockingConnection {
   public let socketPath: String
   private let socket: LineSocket
   private var nextID = 1
-  private var pending: [Notification] = []
+  private var pending: [ServerNotification] = []
   /// Seconds to wait for one line before `timeout` (nil waits for ever).
   public var timeout: Double? = 60
 
   public init(socketPath: String) throws(LabelError) {
     self.socketPath = socketPath
     socket = try LineSocket(path: socketPath)
+  }
+
+  /// Connects to the first of `socketPaths` where labeld listens
+  /// (`SocketPath.clientCandidates`); `socketPath` is then that one.
+  public init(socketPaths: [String]) throws(LabelError) {
+    socket = try LineSocket.connect(socketPaths)
+    socketPath = socket.path
   }
 
   /// Sends a request and returns the daemon's answer, a result or an error; throws only
@@ -36,7 +43,7 @@ public final class BlockingConnection {
     try socket.send(RequestLine.encode(id: id, method: method, params: params))
     while true {
       let message = try readMessage()
-      if let notification = Notification(message) {
+      if let notification = ServerNotification(message) {
         pending.append(notification)
         continue
       }
@@ -66,19 +73,19 @@ public final class BlockingConnection {
   }
 
   /// The notifications that came while answers were awaited, taken out.
-  public func takeNotifications() -> [Notification] {
+  public func takeNotifications() -> [ServerNotification] {
     defer { pending = [] }
     return pending
   }
 
   /// The next notification, waiting up to `timeout` seconds (default: the connection's;
   /// `.infinity`: for ever).
-  public func nextNotification(timeout: Double? = nil) throws(LabelError) -> Notification {
+  public func nextNotification(timeout: Double? = nil) throws(LabelError) -> ServerNotification {
     if !pending.isEmpty { return pending.removeFirst() }
     let wait = timeout ?? self.timeout
     while true {
       let message = try RequestLine.parse(try socket.readLine(timeout: wait))
-      if let notification = Notification(message) { return notification }
+      if let notification = ServerNotification(message) { return notification }
       throw .protocolViolation("an answer while waiting for a notification")
     }
   }
@@ -114,7 +121,7 @@ public final class BlockingConnection {
   public var fileDescriptor: Int32 { socket.descriptor }
 }
 
-extension Notification {
+extension ServerNotification {
   /// The message as a notification: a `method` and no `id`; nil for an answer.
   init?(_ message: JSONValue) {
     guard let method = message["method"]?.stringValue, message["id"] == nil else { return nil }
@@ -123,12 +130,28 @@ extension Notification {
 }
 
 /// Protocol v1's request and answer lines, shared by both connections.
-enum RequestLine {
+package enum RequestLine {
+  /// For the benchmark: a request line as the kit writes it.
+  package static func encodeForBench(id: Int, method: String) -> [UInt8] {
+    encode(id: id, method: method, params: [:])
+  }
+
+  /// `{"jsonrpc":"2.0","id":ID,"method":"METHOD","params":PARAMS}` and its newline,
+  /// written out directly (no dictionary to build and sort for every call); empty params
+  /// are left out, which the protocol reads as `{}`.
   static func encode(id: Int, method: String, params: JSONValue) -> [UInt8] {
-    let request: JSONValue = [
-      "jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": params,
-    ]
-    return request.serialized() + [0x0A]
+    var line: [UInt8] = []
+    line.reserveCapacity(64)
+    line += #"{"jsonrpc":"2.0","id":"#.utf8
+    line += String(id).utf8
+    line += #","method":"#.utf8
+    line += JSONValue.string(method).serialized()
+    if params != [:] && params != .null {
+      line += #","params":"#.utf8
+      line += params.serialized()
+    }
+    line += "}\n".utf8
+    return line
   }
 
   static func parse(_ line: [UInt8]) throws(LabelError) -> JSONValue {

@@ -7,7 +7,7 @@ extension LabeldClient {
   /// again, so a job that ended meanwhile is reported ended. A change is handed out when
   /// its state, printed count or time differ from the last one, never going back.
   public nonisolated func jobUpdates(job id: Int) -> JobUpdates {
-    JobUpdates(path: socketPath, job: id)
+    JobUpdates(paths: paths, job: id)
   }
 
   /// Waits until job `id` ends and returns it as it ended: `completed` (every copy
@@ -26,16 +26,17 @@ public struct JobUpdates: AsyncSequence, Sendable {
   public typealias Element = Job
   public typealias Failure = LabelError
 
-  let path: String
+  let paths: [String]
   let job: Int
 
-  public func makeAsyncIterator() -> Iterator { Iterator(feed: JobFeed(path: path, job: job)) }
+  public func makeAsyncIterator() -> Iterator { Iterator(feed: JobFeed(paths: paths, job: job)) }
 
   public struct Iterator: AsyncIteratorProtocol {
     let feed: JobFeed
 
     /// The next change; nil after the one that ended the job, or once the task is
-    /// cancelled. Throws `jobNotFound` for an unknown job.
+    /// cancelled. Throws `jobNotFound` for an unknown job, `unreachable` for a socket this
+    /// user may not open; waits through labeld's restarts.
     public mutating func next() async throws(LabelError) -> Job? { try await feed.next() }
 
     public mutating func next(isolation actor: isolated (any Actor)?) async throws(LabelError)
@@ -47,7 +48,7 @@ public struct JobUpdates: AsyncSequence, Sendable {
 }
 
 actor JobFeed {
-  private let path: String
+  private let paths: [String]
   private let job: Int
   private var ready: [Job] = []
   private var last: Job?
@@ -56,8 +57,8 @@ actor JobFeed {
   private var backoff = Backoff()
   private let inbox = OfferInbox()
 
-  init(path: String, job: Int) {
-    self.path = path
+  init(paths: [String], job: Int) {
+    self.paths = paths
     self.job = job
   }
 
@@ -75,11 +76,14 @@ actor JobFeed {
         await inbox.sleep(for: backoff.next())
         if Task.isCancelled { continue }
         do {
-          let opened = try StreamConnection(path: path)
+          let opened = try StreamConnection(paths: paths)
           _ = try opened.send(.subscribe, ["topics": ["jobs"]])
           getID = try opened.send(.jobsGet, ["job": .int(job)])
           self.connection = opened
-        } catch {}
+        } catch {
+          // labeld away: try again; a socket this user may not open: say so.
+          if case .unreachable(let u) = error, u.isLasting { throw error }
+        }
         continue
       }
       let messages: [JSONValue]
@@ -97,7 +101,7 @@ actor JobFeed {
   }
 
   private func handle(_ message: JSONValue) throws(LabelError) {
-    if let notification = Notification(message) {
+    if let notification = ServerNotification(message) {
       switch notification.method {
       case NotificationMethod.job.rawValue:
         guard notification.params["id"]?.intValue == job else { return }

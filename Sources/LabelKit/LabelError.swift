@@ -42,6 +42,9 @@ public enum LabelError: Error, Sendable, Equatable, CustomStringConvertible {
   case cancelled
   /// What came back is not protocol v1.
   case protocolViolation(String)
+  /// A stored alert position (`AlertPositionStore`) that cannot be read: never taken for
+  /// a fresh start, which would hand out again what was handled.
+  case storedPosition(String)
 
   /// The one table from the protocol's error codes to cases.
   public init(_ error: RPCError) {
@@ -88,7 +91,8 @@ public enum LabelError: Error, Sendable, Equatable, CustomStringConvertible {
     case .notFound: RPCErrorCode.notFound.rawValue
     case .unsupported: RPCErrorCode.unsupported.rawValue
     case .rpc(let e): e.code
-    case .unreachable, .connectionLost, .timeout, .cancelled, .protocolViolation: nil
+    case .unreachable, .connectionLost, .timeout, .cancelled, .protocolViolation, .storedPosition:
+      nil
     }
   }
 
@@ -111,6 +115,7 @@ public enum LabelError: Error, Sendable, Equatable, CustomStringConvertible {
     case .timeout: "labeld did not answer in time"
     case .cancelled: "the call was cancelled before labeld answered"
     case .protocolViolation(let detail): "unexpected reply from labeld: \(detail)"
+    case .storedPosition(let detail): "the stored alert position cannot be read: \(detail)"
     }
   }
 }
@@ -151,6 +156,13 @@ public struct FailedSave: Sendable, Equatable {
 
 /// Why labeld could not be reached, in words a user can act on.
 public struct Unreachable: Sendable, Equatable, CustomStringConvertible {
+  /// Whether waiting can mend it: labeld may come back; a missing permission does not
+  /// come by itself (a new group takes a new login).
+  public var isLasting: Bool {
+    if case .permissionDenied = cause { return true }
+    return false
+  }
+
   public enum Cause: Sendable, Equatable {
     /// Nothing listens at the path (no socket file, or no daemon behind it).
     case notRunning
@@ -181,7 +193,8 @@ public struct Unreachable: Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     switch cause {
     case .notRunning:
-      return "cannot reach labeld at \(path): \(detail): labeld is not running there"
+      return "cannot reach labeld at \(path): \(detail): labeld is not running there (start "
+        + "it with 'systemctl start labeld', or 'make run' in a clone)"
     case .permissionDenied(let group, let mode):
       let modeText = mode.map { "mode 0" + String($0, radix: 8) } ?? "mode unknown"
       guard let group else {

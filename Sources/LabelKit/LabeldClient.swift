@@ -12,7 +12,11 @@ import LabelCore
 /// saveError alert, and the alert streams of this client hand that alert out at once and
 /// skip its copy from the channel: shown once, not twice.
 public actor LabeldClient {
+  /// Where this client connects: the socket path given, else the protocol's discovery.
   public nonisolated let socketPath: String
+  /// The paths tried in order: `socketPath`, then, unless a path was given or named by the
+  /// environment, the system service's (`SocketPath.clientCandidates`).
+  nonisolated let paths: [String]
   /// How long a call waits for its answer (nil: for ever).
   public var callTimeout: Duration? = .seconds(60)
   private var channel: CallChannel?
@@ -20,11 +24,13 @@ public actor LabeldClient {
 
   /// A client of the labeld at `socketPath`, or where the protocol's discovery says:
   /// `$LABELD_SOCKET`, `$RUNTIME_DIRECTORY/labeld.sock`, `/run/labeld/labeld.sock` for
-  /// root, `$XDG_RUNTIME_DIR/labeld.sock`, `/tmp/labeld-$UID/labeld.sock`. Nothing is
+  /// root, `$XDG_RUNTIME_DIR/labeld.sock`, `/tmp/labeld-$UID/labeld.sock`, and when
+  /// nothing listens there, the system service's `/run/labeld/labeld.sock`. Nothing is
   /// opened until the first call.
   public init(socketPath: String? = nil) {
-    self.socketPath = SocketPath.resolve(
+    paths = SocketPath.clientCandidates(
       explicit: socketPath, environment: OS.environment, uid: OS.uid)
+    self.socketPath = paths[0]
   }
 
   deinit { channel?.close() }
@@ -97,7 +103,7 @@ public actor LabeldClient {
   /// The open channel, or a new one when there is none or it has ended.
   private func open() throws(LabelError) -> CallChannel {
     if let channel, channel.isOpen { return channel }
-    let opened = try CallChannel(path: socketPath)
+    let opened = try CallChannel(paths: paths)
     channel = opened
     return opened
   }

@@ -14,6 +14,8 @@ final class LineSocket: @unchecked Sendable {
   /// Read state, touched by the one reader only.
   private var buffer = LineBuffer()
   private var chunk = [UInt8](repeating: 0, count: 65536)
+  /// The receive timeout set on the socket (nil: none), so a read waits in one call.
+  private var receiveTimeout: Double?
 
   /// Connects to `path`; a failure says why in words (not running, no permission: whose).
   init(path: String) throws(LabelError) {
@@ -27,6 +29,22 @@ final class LineSocket: @unchecked Sendable {
   }
 
   deinit { OS.close(fd) }
+
+  /// Connects to the first of `paths` where labeld listens; when none does, the first's
+  /// failure (a later one's when it is not "not running": a permission to ask for).
+  static func connect(_ paths: [String]) throws(LabelError) -> LineSocket {
+    var first: LabelError?
+    for path in paths {
+      do {
+        return try LineSocket(path: path)
+      } catch {
+        if case .unreachable(let u) = error, u.cause != .notRunning { throw error }
+        first = first ?? error
+      }
+    }
+    if let first { throw first }
+    return try LineSocket(path: "")  // no path at all: fails, saying so
+  }
 
   /// The raw descriptor, for tests that stop reading or half-close.
   var descriptor: Int32 { fd }
@@ -68,19 +86,44 @@ final class LineSocket: @unchecked Sendable {
     }
   }
 
+  /// The complete lines there are after waiting up to `waiting` for something to read:
+  /// none when nothing came (or only part of a line).
+  func readAvailable(waiting: Duration) throws(LabelError) -> [[UInt8]] {
+    var lines: [[UInt8]] = []
+    while let line = try buffer.nextLine() { lines.append(line) }
+    if !lines.isEmpty { return lines }
+    let (seconds, attoseconds) = waiting.components
+    // Rounded up: a wait of less than a millisecond is not a poll that returns at once.
+    let milliseconds = Int32(
+      min(seconds, 86_400) * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    guard OS.waitReadable(fd, milliseconds: max(milliseconds, 0)) else { return [] }
+    let count = chunk.withUnsafeMutableBytes { OS.receive(fd, into: $0) }
+    switch count {
+    case .success(let n) where n > 0: buffer.append(chunk[0..<n])
+    case .success, .failure: throw .connectionLost
+    }
+    while let line = try buffer.nextLine() { lines.append(line) }
+    return lines
+  }
+
   /// Wakes a blocked reader (it sees the connection closed) and stops further sends.
   func shutdown() {
     if closed.exchange(true, ordering: .acquiringAndReleasing) { return }
     OS.shutdown(fd)
   }
 
+  /// Reads once, waiting up to `timeout` seconds (nil or infinity: for ever) through the
+  /// socket's own receive timeout, so each read is one system call.
   private func fill(timeout: Double?) throws(LabelError) {
-    // nil or infinity: for ever; a day at most otherwise (poll's int of milliseconds).
-    let wait = timeout.flatMap { $0.isFinite ? Int32(min(max($0, 0), 86_400) * 1000) : nil } ?? -1
-    if !OS.waitReadable(fd, milliseconds: wait) { throw .timeout }
+    let wanted = timeout.flatMap { $0.isFinite ? min(max($0, 0.001), 86_400) : nil }
+    if wanted != receiveTimeout {
+      OS.setReceiveTimeout(fd, seconds: wanted)
+      receiveTimeout = wanted
+    }
     let count = chunk.withUnsafeMutableBytes { OS.receive(fd, into: $0) }
     switch count {
     case .success(let n) where n > 0: buffer.append(chunk[0..<n])
+    case .failure(let failure) where OS.meansTimedOut(failure.errno): throw .timeout
     case .success, .failure: throw .connectionLost
     }
   }
@@ -91,7 +134,7 @@ final class LineSocket: @unchecked Sendable {
 struct LineBuffer {
   /// A line the daemon sends may be long (a page of 10,000 products, a rendered label),
   /// but not without bound: past this the connection is not protocol v1.
-  static let longestLine = 256 << 20
+  static let longestLine = 64 << 20
 
   private var bytes: [UInt8] = []
   private var head = 0

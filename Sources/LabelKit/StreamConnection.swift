@@ -9,7 +9,8 @@ final class StreamConnection: Sendable {
   private let lane = BlockingQueue(label: "LabelKit.stream")
   private let ids = Mutex(1)
 
-  init(path: String) throws(LabelError) { socket = try LineSocket(path: path) }
+  /// Connects to the first of `paths` where labeld listens.
+  init(paths: [String]) throws(LabelError) { socket = try LineSocket.connect(paths) }
 
   deinit { socket.shutdown() }
 

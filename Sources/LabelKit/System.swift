@@ -113,6 +113,19 @@ enum OS {
     }
   }
 
+  /// Sets how long a read on `fd` waits before it fails with `EAGAIN` (nil: for ever).
+  static func setReceiveTimeout(_ fd: Int32, seconds: Double?) {
+    var value = timeval()
+    if let seconds {
+      value.tv_sec = .init(seconds.rounded(.down))
+      value.tv_usec = .init((seconds - seconds.rounded(.down)) * 1_000_000)
+    }
+    _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+  }
+
+  /// `EAGAIN`, `EWOULDBLOCK`: a read's receive timeout passed.
+  static func meansTimedOut(_ code: Int32) -> Bool { code == EAGAIN || code == EWOULDBLOCK }
+
   /// Wakes a reader blocked on `fd` (it reads the end of the stream) without closing it.
   static func shutdown(_ fd: Int32) { _ = Glibc_shutdown(fd, Int32(SHUT_RDWR)) }
 

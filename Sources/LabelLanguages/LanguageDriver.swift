@@ -85,7 +85,7 @@ public protocol TemplateEncoding: LanguageDriver {
   /// image element rasterised at `dpi`, by element index.
   func encode(
     template: Template, data: [String: String], images: [Int: Bitmap], media: Media, dpi: Int
-  ) throws(LabelError) -> [UInt8]
+  ) throws(DrawingError) -> [UInt8]
 }
 
 extension DriverTable {

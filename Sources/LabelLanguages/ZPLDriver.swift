@@ -53,7 +53,7 @@ public struct ZPLDriver: TemplateEncoding {
 
   public func encode(
     template: Template, data: [String: String], images: [Int: Bitmap], media: Media, dpi: Int
-  ) throws(LabelError) -> [UInt8] {
+  ) throws(DrawingError) -> [UInt8] {
     Array(
       try ZPLEncoder.label(
         template, data: data, options: options(media: media, dpi: dpi), images: images

@@ -73,7 +73,7 @@ public enum ZPLEncoder {
   /// `options.dpi`, by element index, and it is sent as a `^GFA` graphic.
   public static func label(
     _ template: Template, data: [String: String], options: ZPLOptions, images: [Int: Bitmap] = [:]
-  ) throws(LabelError) -> String {
+  ) throws(DrawingError) -> String {
     let dpi = options.dpi
     var z = ""
     if let darkness = options.darkness { z += "~SD\(String(format2: max(0, min(30, darkness))))" }
@@ -83,7 +83,7 @@ public enum ZPLEncoder {
     for (index, element) in template.elements.enumerated() {
       if case .image(let image) = element {
         guard let bitmap = images[index] else {
-          throw LabelError(field: "elements[\(index)].png", reason: "the image was not rasterised")
+          throw DrawingError(field: "elements[\(index)].png", reason: "the image was not rasterised")
         }
         z += graphic(bitmap, x: dots(image.x, dpi), y: dots(image.y, dpi))
         continue
@@ -98,7 +98,7 @@ public enum ZPLEncoder {
 
   private static func encode(
     _ element: Element, data: [String: String], dpi: Int, labelWidth: Int, path: String
-  ) throws(LabelError) -> String {
+  ) throws(DrawingError) -> String {
     switch element {
     case .text(let t):
       let text = try t.filledText(data)
@@ -107,7 +107,7 @@ public enum ZPLEncoder {
       let value = try b.filledData(data, path: path)
       let field = BarcodeField(b, data: value, dpi: dpi)
       if let width = field.widthDots, dots(b.x, dpi) + width > labelWidth {
-        throw LabelError(
+        throw DrawingError(
           field: "\(path).x",
           reason:
             "the \(b.symbology.rawValue) symbol is \(width) dots wide at \(dpi) dpi and runs past "

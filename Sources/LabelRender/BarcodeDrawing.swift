@@ -46,7 +46,7 @@ struct BarcodeDrawing {
       : (symbol.columns * module, barHeight + textBand)
   }
 
-  func draw(on canvas: Canvas) throws(LabelError) {
+  func draw(on canvas: Canvas) throws(DrawingError) {
     let x = dots(element.x, dpi)
     let y = dots(element.y, dpi)
     let rotation = element.rotation ?? 0
@@ -55,7 +55,7 @@ struct BarcodeDrawing {
     let across = quarter ? (element.symbology == .qr ? local.height : barHeight) : local.width
     let down = quarter ? local.width : (element.symbology == .qr ? local.height : barHeight)
     if x + across > canvas.width {
-      throw LabelError(
+      throw DrawingError(
         field: "\(path).x",
         reason:
           "the \(element.symbology.rawValue) symbol is \(across) dots across at \(dpi) dpi and "
@@ -63,7 +63,7 @@ struct BarcodeDrawing {
           + "smaller moduleWidth")
     }
     if y + down > canvas.height {
-      throw LabelError(
+      throw DrawingError(
         field: "\(path).y",
         reason:
           "the \(element.symbology.rawValue) symbol is \(down) dots tall at \(dpi) dpi and "

@@ -15,10 +15,10 @@ struct BarcodeSymbol: Sendable {
   subscript(row: Int, column: Int) -> Bool { modules[row * columns + column] }
 
   /// Encodes `data`; a message saying why when libzint refuses it.
-  init(_ symbology: Symbology, data: String) throws(LabelError) {
+  init(_ symbology: Symbology, data: String) throws(DrawingError) {
     try DrawingLibraries.requireZint()
     guard let symbol = ZBarcode_Create() else {
-      throw LabelError(field: "data", reason: "libzint could not allocate a symbol")
+      throw DrawingError(field: "data", reason: "libzint could not allocate a symbol")
     }
     defer { ZBarcode_Delete(symbol) }
     switch symbology {
@@ -36,7 +36,7 @@ struct BarcodeSymbol: Sendable {
     let bytes = Array(data.utf8)
     // Symbologies hold a few thousand bytes at most (QR: 2953); zint takes an Int32.
     guard bytes.count <= 8192 else {
-      throw LabelError(field: "data", reason: "\(bytes.count) bytes is more than any barcode holds")
+      throw DrawingError(field: "data", reason: "\(bytes.count) bytes is more than any barcode holds")
     }
     let status = bytes.withUnsafeBufferPointer {
       ZBarcode_Encode(symbol, $0.baseAddress, Int32($0.count))
@@ -45,7 +45,7 @@ struct BarcodeSymbol: Sendable {
       let message = withUnsafeBytes(of: symbol.pointee.errtxt) { raw in
         String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
       }
-      throw LabelError(field: "data", reason: "\"\(data)\": \(message)")
+      throw DrawingError(field: "data", reason: "\"\(data)\": \(message)")
     }
     rows = Int(symbol.pointee.rows)
     columns = Int(symbol.pointee.width)
@@ -65,7 +65,7 @@ struct BarcodeSymbol: Sendable {
 /// Sizes of symbols, for printers that draw barcodes themselves (ZPL's `^BQ`).
 public enum SymbolSize {
   /// Modules across a QR symbol for `data` (error correction M), as labeld draws it.
-  public static func qrModules(_ data: String) throws(LabelError) -> Int {
+  public static func qrModules(_ data: String) throws(DrawingError) -> Int {
     try BarcodeSymbol(.qr, data: data).columns
   }
 }

@@ -25,9 +25,9 @@ enum DrawingLibraries {
   }
 
   /// Opens libzint if it is not open yet.
-  static func requireZint() throws(LabelError) {
+  static func requireZint() throws(DrawingError) {
     if case .failure(let error) = zint {
-      throw LabelError(field: "data", reason: "labeld cannot load libzint: \(error.message)")
+      throw DrawingError(field: "data", reason: "labeld cannot load libzint: \(error.message)")
     }
   }
 }

@@ -8,7 +8,7 @@ struct ImageDrawing {
   init(_ image: InkImage) { self.image = image }
 
   func draw(into box: (width: Int, height: Int), on canvas: Canvas, path: String)
-    throws(LabelError)
+    throws(DrawingError)
   {
     let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_A8, Int32(image.width)))
     let surface = cairo_image_surface_create(
@@ -17,7 +17,7 @@ struct ImageDrawing {
     guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS,
       let data = cairo_image_surface_get_data(surface)
     else {
-      throw LabelError(field: "\(path).png", reason: "cannot allocate the decoded image")
+      throw DrawingError(field: "\(path).png", reason: "cannot allocate the decoded image")
     }
     cairo_surface_flush(surface)
     image.ink.withUnsafeBufferPointer { ink in

@@ -17,7 +17,7 @@ public struct LabelRasteriser: Sendable {
   public static let maxPixels = 1 << 25
 
   /// The label `template` filled with `data`, `media × dpi` dots.
-  public func render(_ template: Template, data: [String: String], dpi: Int) throws(LabelError)
+  public func render(_ template: Template, data: [String: String], dpi: Int) throws(DrawingError)
     -> Bitmap
   {
     let canvas: Canvas
@@ -26,7 +26,7 @@ public struct LabelRasteriser: Sendable {
         width: max(1, dots(template.media.widthMM, dpi)),
         height: max(1, dots(template.media.lengthMM, dpi)))
     } catch {
-      throw LabelError(field: "media", reason: error.message)
+      throw DrawingError(field: "media", reason: error.message)
     }
     for (index, element) in template.elements.enumerated() {
       try draw(element, data: data, dpi: dpi, on: canvas, path: "elements[\(index)]")
@@ -40,7 +40,7 @@ public struct LabelRasteriser: Sendable {
   /// its plane and erasing the other, so a later element covers an earlier one as on
   /// paper. Two canvases: up to twice the one-colour budget while drawing.
   public func renderPlanes(_ template: Template, data: [String: String], dpi: Int)
-    throws(LabelError) -> (black: Bitmap, red: Bitmap)
+    throws(DrawingError) -> (black: Bitmap, red: Bitmap)
   {
     let black: Canvas
     let red: Canvas
@@ -51,7 +51,7 @@ public struct LabelRasteriser: Sendable {
       black = try Canvas(width: size.0, height: size.1)
       red = try Canvas(width: size.0, height: size.1)
     } catch {
-      throw LabelError(field: "media", reason: error.message)
+      throw DrawingError(field: "media", reason: error.message)
     }
     for (index, element) in template.elements.enumerated() {
       let (ink, other) = element.color == .red ? (red, black) : (black, red)
@@ -68,14 +68,14 @@ public struct LabelRasteriser: Sendable {
   }
 
   /// An image element on its own, the size of its footprint (ZPL sends it as `^GFA`).
-  public func render(_ image: ImageElement, dpi: Int, path: String) throws(LabelError) -> Bitmap {
+  public func render(_ image: ImageElement, dpi: Int, path: String) throws(DrawingError) -> Bitmap {
     let local = (max(1, dots(image.width, dpi)), max(1, dots(image.height, dpi)))
     let quarter = (image.rotation ?? 0) % 180 != 0
     let canvas: Canvas
     do {
       canvas = try Canvas(width: quarter ? local.1 : local.0, height: quarter ? local.0 : local.1)
     } catch {
-      throw LabelError(field: "\(path).width", reason: error.message)
+      throw DrawingError(field: "\(path).width", reason: error.message)
     }
     var placed = image
     placed.x = 0
@@ -86,7 +86,7 @@ public struct LabelRasteriser: Sendable {
 
   private func draw(
     _ element: Element, data: [String: String], dpi: Int, on canvas: Canvas, path: String
-  ) throws(LabelError) {
+  ) throws(DrawingError) {
     switch element {
     case .text(let t):
       let text = try t.filledText(data)
@@ -104,7 +104,7 @@ public struct LabelRasteriser: Sendable {
       do {
         symbol = try BarcodeSymbol(b.symbology, data: value)
       } catch {
-        throw LabelError(field: "\(path).data", reason: error.reason)
+        throw DrawingError(field: "\(path).data", reason: error.reason)
       }
       try BarcodeDrawing(element: b, symbol: symbol, dpi: dpi, path: path).draw(on: canvas)
     case .box(let b):
@@ -133,13 +133,13 @@ public struct LabelRasteriser: Sendable {
       }
     case .image(let m):
       guard let png = Data(base64Encoded: m.png) else {
-        throw LabelError(field: "\(path).png", reason: "is not valid base64")
+        throw DrawingError(field: "\(path).png", reason: "is not valid base64")
       }
       let image: InkImage
       do {
         image = try PNGCodec.decodeInk([UInt8](png))
       } catch {
-        throw LabelError(field: "\(path).png", reason: error.message)
+        throw DrawingError(field: "\(path).png", reason: error.message)
       }
       let box = (width: max(1, dots(m.width, dpi)), height: max(1, dots(m.height, dpi)))
       canvas.place(x: dots(m.x, dpi), y: dots(m.y, dpi), local: box, rotation: m.rotation ?? 0)

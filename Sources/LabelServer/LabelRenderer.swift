@@ -157,7 +157,7 @@ package struct LabelRenderer: Sendable {
     if let drawing = driver as? any TemplateEncoding {
       let images = try images(of: template, dpi: target.dpi)
       let sized = try fittingQRCodes(template, data: data, dpi: target.dpi)
-      return try labelError { () throws(LabelError) in
+      return try labelError { () throws(DrawingError) in
         try drawing.encode(
           template: sized, data: data, images: images, media: media, dpi: target.dpi)
       }
@@ -187,7 +187,7 @@ package struct LabelRenderer: Sendable {
           reason: "the label's images come to more than \(LabelRasteriser.maxPixels) dots "
             + "at \(dpi) dpi")
       }
-      images[index] = try labelError { () throws(LabelError) in
+      images[index] = try labelError { () throws(DrawingError) in
         try rasteriser.render(image, dpi: dpi, path: "elements[\(index)]")
       }
     }
@@ -206,7 +206,7 @@ package struct LabelRenderer: Sendable {
       }
       let path = "elements[\(index)]"
       let modules: Int
-      do throws(LabelError) {
+      do throws(DrawingError) {
         // Filled and checked (length, placeholders) before the symbol is sized.
         modules = try SymbolSize.qrModules(try b.filledData(data, path: path))
       } catch {
@@ -229,7 +229,7 @@ package struct LabelRenderer: Sendable {
     let (driver, media) = try driver(target, labelWidthMM: template.media.widthMM)
     if driver is any TemplateEncoding {
       return (
-        try labelError { () throws(LabelError) in
+        try labelError { () throws(DrawingError) in
           try rasteriser.render(template, data: data, dpi: target.dpi)
         }, nil
       )
@@ -250,7 +250,7 @@ package struct LabelRenderer: Sendable {
       try driver.pageArea(media: media, dpi: dpi)
     }
     let planes: (black: Bitmap, red: Bitmap?) = try labelError {
-      () throws(LabelError) -> (black: Bitmap, red: Bitmap?) in
+      () throws(DrawingError) -> (black: Bitmap, red: Bitmap?) in
       if driver.printsRed(on: media) {
         let both = try rasteriser.renderPlanes(template, data: data, dpi: dpi)
         return (both.black, both.red)
@@ -305,7 +305,7 @@ package struct LabelRenderer: Sendable {
     do { return try body() } catch { throw .unsupported(error.message) }
   }
 
-  private func labelError<T>(_ body: () throws(LabelError) -> T) throws(RPCError) -> T {
+  private func labelError<T>(_ body: () throws(DrawingError) -> T) throws(RPCError) -> T {
     do { return try body() } catch {
       throw .invalidParams(field: error.field, reason: error.reason)
     }

@@ -93,7 +93,7 @@ struct AlertsList: ParsableCommand {
   /// lost or printed twice; a gap is said on standard error.
   private func followChannel(_ context: Context) throws(CommandError) -> Never {
     let stream = BlockingAlertStream(
-      socketPath: context.socketPath, since: since.map { UInt64($0) })
+      socketPaths: context.socketPaths, since: since.map { UInt64($0) })
     while true {
       let update: AlertUpdate
       do {

@@ -85,14 +85,17 @@ enum CommandError: Error {
 /// What every command runs with: where the daemon is, how to print, and one connection
 /// opened on first use (so a command's calls share it, as `print --wait` must).
 final class Context {
-  let socketPath: String
+  /// Where labeld is looked for, in order (`SocketPath.clientCandidates`).
+  let socketPaths: [String]
+  /// Where labeld answered, or (before a connection) where it is looked for first.
+  var socketPath: String { client?.socketPath ?? socketPaths[0] }
   let json: Bool
   /// Whether stdout is a terminal (live progress lines instead of one line per change).
   let interactive: Bool
   private var client: BlockingConnection?
 
-  init(socketPath: String, json: Bool, interactive: Bool) {
-    self.socketPath = socketPath
+  init(socketPaths: [String], json: Bool, interactive: Bool) {
+    self.socketPaths = socketPaths
     self.json = json
     self.interactive = interactive
   }
@@ -108,7 +111,7 @@ final class Context {
   func reconnect() throws(CommandError) -> BlockingConnection {
     client = nil
     do {
-      let opened = try BlockingConnection(socketPath: socketPath)
+      let opened = try BlockingConnection(socketPaths: socketPaths)
       client = opened
       return opened
     } catch {

@@ -79,7 +79,7 @@ enum CLI {
       return usageError(error.message, command: invocation.command, path: invocation.path)
     }
     let context = Context(
-      socketPath: SocketPath.resolve(
+      socketPaths: SocketPath.clientCandidates(
         explicit: global.socket, environment: environment, uid: getuid()),
       json: global.json, interactive: isatty(STDOUT_FILENO) == 1)
     do {

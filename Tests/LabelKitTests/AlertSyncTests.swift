@@ -201,4 +201,24 @@ import Testing
     #expect(Self.seqs(cleared) == [4])
     #expect(sync.active.isEmpty, "the new journal's clearing ends the alert")
   }
+
+  /// A failed save offered while a fresh stream is still subscribing, and cleared before
+  /// the stream's starting point: never handed out (its clearing would never follow).
+  @Test func anOfferBeforeAFreshStartIsLive_isWeighedOnceLive() {
+    var sync = AlertSync(position: nil)
+    _ = sync.connected()
+    let offered = sync.offer(AlertQueueTests.save(1))
+    #expect(offered == nil, "held until the stream is live")
+    _ = sync.subscribed(SubscribeResult(seq: 2))
+    let out = sync.snapshot([])
+    #expect(out.isEmpty, "cleared at 2, before the start: not handed out")
+    #expect(sync.active.isEmpty)
+    // One that is still active is in the snapshot, and comes from there, once.
+    var other = AlertSync(position: nil)
+    _ = other.connected()
+    _ = other.offer(AlertQueueTests.save(1))
+    _ = other.subscribed(SubscribeResult(seq: 1))
+    let shown = other.snapshot([AlertQueueTests.save(1)])
+    #expect(Self.seqs(shown) == [1])
+  }
 }

@@ -108,7 +108,7 @@ struct ZPLEncoderTests {
   /// symbol carries exactly the GTIN. (Before, its 12 digits went as an EAN-13's first 12
   /// and the printer made another number.)
   @Test func gtinsReachThePrinter_asTheDigitsItCompletes() throws {
-    func field(_ s: Symbology, _ gtin: String) throws(LabelError) -> String {
+    func field(_ s: Symbology, _ gtin: String) throws(DrawingError) -> String {
       let t = Template(
         name: "t", media: TemplateMedia(widthMM: 100, lengthMM: 50),
         elements: [
@@ -147,7 +147,7 @@ struct ZPLEncoderTests {
         .barcode(BarcodeElement(x: 1, y: 8, symbology: .ean13, data: "${barcode}", height: 10)),
       ])
     #expect(
-      throws: LabelError(
+      throws: DrawingError(
         field: "elements[1].data",
         reason:
           "\"123\": EAN-13 takes a GTIN-13 (13 digits) or a GTIN-12 (12 digits, encoded as "
@@ -155,7 +155,7 @@ struct ZPLEncoderTests {
     ) {
       try ZPLEncoder.label(t, data: ["barcode": "123"], options: ZPLOptions(dpi: 203))
     }
-    #expect(throws: LabelError(field: "data.barcode", reason: "no value for ${barcode}")) {
+    #expect(throws: DrawingError(field: "data.barcode", reason: "no value for ${barcode}")) {
       try ZPLEncoder.label(t, data: [:], options: ZPLOptions(dpi: 203))
     }
   }
@@ -214,7 +214,7 @@ struct ZPLEncoderTests {
         .barcode(BarcodeElement(x: 20, y: 1, symbology: .ean13, data: "4006381333931", height: 10))
       ])
     // 0.33 mm modules are 3 dots at 203 dpi: 285 dots from x = 160 ends past 406.
-    #expect(throws: LabelError.self) {
+    #expect(throws: DrawingError.self) {
       try ZPLEncoder.label(t, data: [:], options: ZPLOptions(dpi: 203))
     }
     do {

@@ -77,7 +77,7 @@ struct BarcodeScanTests {
 
   @Test func symbolPastTheEdgeNamesTheElement() throws {
     let element = BarcodeElement(x: 20, y: 2, symbology: .ean13, data: "4006381333931", height: 10)
-    #expect(throws: LabelError.self) {
+    #expect(throws: DrawingError.self) {
       try LabelRasteriser().render(
         label(40, 20, [.box(BoxElement(x: 1, y: 1, width: 2, height: 2)), .barcode(element)]),
         data: [:], dpi: 300)
@@ -116,7 +116,7 @@ struct BarcodeScanTests {
     let bitmap = try LabelRasteriser().render(
       label(60, 30, [.barcode(element)]), data: ["gtin": "4006381333931"], dpi: 300)
     #expect(try ZBar.decode(try PNGCodec.encode(bitmap)) == ["4006381333931"])
-    #expect(throws: LabelError(field: "data.gtin", reason: "no value for ${gtin}")) {
+    #expect(throws: DrawingError(field: "data.gtin", reason: "no value for ${gtin}")) {
       try LabelRasteriser().render(label(60, 30, [.barcode(element)]), data: [:], dpi: 300)
     }
   }

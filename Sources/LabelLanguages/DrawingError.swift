@@ -1,6 +1,6 @@
 /// A label that cannot be produced from its template and data: names the template field
 /// (`elements[2].data`) and why. The daemon answers it as -32602.
-public struct LabelError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct DrawingError: Error, Sendable, Equatable, CustomStringConvertible {
   public var field: String
   public var reason: String
   public init(field: String, reason: String) {
