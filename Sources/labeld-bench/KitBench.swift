@@ -60,8 +60,6 @@ func rawRoundTrips(_ socket: String, line: [UInt8], count: Int) throws -> [UInt6
   // warm-up round.
   let hello = Array(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#.utf8) + [0x0A]
   let connection = try BlockingConnection(socketPath: socket)
-  let untimed = try BlockingConnection(socketPath: socket)
-  untimed.timeout = nil
   let client = LabeldClient(socketPath: socket)
   let round = 500
   let rounds = max(calls / round, 4)
@@ -69,7 +67,6 @@ func rawRoundTrips(_ socket: String, line: [UInt8], count: Int) throws -> [UInt6
   var sync: [UInt64] = []
   var kit: [UInt64] = []
   var typed: [UInt64] = []
-  var untimedAll: [UInt64] = []
   for r in 0...rounds {
     progress("round \(r) of \(rounds): \(round) calls each way")
     let rawRound = try rawRoundTrips(socket, line: hello, count: round)
@@ -78,11 +75,6 @@ func rawRoundTrips(_ socket: String, line: [UInt8], count: Int) throws -> [UInt6
       let t = now()
       _ = try connection.call("hello")
       syncRound.append(now() - t)
-    }
-    for _ in 0..<round {
-      let t = now()
-      _ = try untimed.call("hello")
-      untimedAll.append(now() - t)
     }
     let (kitRound, typedRound) = try runAsync { () async throws -> ([UInt64], [UInt64]) in
       var untyped: [UInt64] = []
@@ -131,7 +123,6 @@ func rawRoundTrips(_ socket: String, line: [UInt8], count: Int) throws -> [UInt6
     |---|---|---|---|
     \(row("raw socket (write the line, read to its newline)", raw))
     \(row("`BlockingConnection.call` (labelctl's)", sync))
-    \(row("`BlockingConnection.call`, no timeout", untimedAll.sorted()))
     \(row("`LabeldClient.call` (async, the app's)", kit))
     \(row("`LabeldClient.hello()` (typed result)", typed))
 
@@ -281,4 +272,10 @@ func measureReplay(_ body: () throws -> Void) throws -> Double {
   let t = now()
   try body()
   return Double(now() - t) / 1e9
+}
+
+/// The `kitloop` section's calls, for a profiler.
+func kitLoopCalls(_ socket: String) throws {
+  let c = try BlockingConnection(socketPath: socket)
+  for _ in 0..<30_000 { _ = try c.call("hello") }
 }

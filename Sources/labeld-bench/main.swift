@@ -97,6 +97,15 @@ let sections: [Section] = [
   Section(name: "cups", title: "CUPS transport", timeout: 300) { try cupsBenchmarks() },
 ]
 
+/// Not a section of the report: 30,000 `hello` calls through `BlockingConnection`, one
+/// after another, for a profiler (`perf record -- labeld-bench --section kitloop`).
+let kitLoop = Section(name: "kitloop", title: "Kit calls for a profiler", timeout: 120) {
+  let home = config.work.appendingPathComponent("kitloop")
+  let (daemon, socket) = try startDaemon(home, benchPrinters)
+  defer { stopDaemon(daemon) }
+  try kitLoopCalls(socket)
+}
+
 /// Not one of the report's sections: `--soak` runs it alone.
 let soak = Section(name: "soak", title: "Soak", timeout: config.soak.timeout) {
   try soakSection()
@@ -108,7 +117,7 @@ if CommandLine.arguments.contains("--list") {
 }
 if let name = argument("--section") {
   // One section, in the child the runner started.
-  guard let section = (sections + [soak]).first(where: { $0.name == name }) else {
+  guard let section = (sections + [soak, kitLoop]).first(where: { $0.name == name }) else {
     FileHandle.standardError.write(Data("labeld-bench: no section \(name)\n".utf8))
     exit(64)
   }
