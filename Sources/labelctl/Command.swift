@@ -57,7 +57,8 @@ struct GlobalOptions {
       "--socket", value: "PATH",
       help: "Talk to labeld at PATH. Default, first that applies: $LABELD_SOCKET, "
         + "$RUNTIME_DIRECTORY/labeld.sock, /run/labeld/labeld.sock (root), "
-        + "$XDG_RUNTIME_DIR/labeld.sock, /tmp/labeld-$UID/labeld.sock."),
+        + "$XDG_RUNTIME_DIR/labeld.sock, /tmp/labeld-$UID/labeld.sock; when nothing "
+        + "listens there, the system service's /run/labeld/labeld.sock."),
     OptionSpec(
       "--json",
       help: "Print the daemon's result as JSON (pretty-printed, sorted keys) instead of text."),
