@@ -253,16 +253,99 @@ CASES = [
         active=[12, 13],
     ),
     Case(
-        "offer while syncing a fresh start: the snapshot's copy is skipped",
+        "offer while syncing a fresh start: held, then it comes once, in its place",
         [
             ("sub", {"seq": 10}, True),
-            ("offer", ev(11, C)),
+            ("offer", ev(11, C)),  # not live yet: held
             ("alert", ev(11, C)),
             ("active", [ev(5, A), ev(11, C)]),
         ],
-        out=[11, 5],
+        out=[5, 11],
         position=11,
         active=[5, 11],
+    ),
+    Case(
+        "offer before a fresh start whose alert was cleared before the start: never handed out",
+        [
+            ("offer", ev(11, C)),  # the save failed before the subscribe was answered
+            ("sub", {"seq": 12}, True),  # 12 cleared it: the start is after both
+            ("active", [ev(5, A)]),
+            ("alert", ev(13, B)),
+        ],
+        out=[5, 13],  # not 11: its clearing (12) is before the start and never follows
+        position=13,
+        active=[5, 13],
+    ),
+    Case(
+        "offer before a fresh start, still active: once, from the snapshot",
+        [
+            ("offer", ev(11, C)),
+            ("sub", {"seq": 11}, True),
+            ("active", [ev(5, A), ev(11, C)]),
+            ("alert", ev(12, C, "cleared")),
+        ],
+        out=[5, 11, 12],
+        position=12,
+        active=[5],
+    ),
+    Case(
+        "offer newer than where a fresh start begins: once when live, its copy skipped",
+        [
+            ("sub", {"seq": 10}, True),
+            ("offer", ev(12, C)),  # raised after the start; its copy not read yet
+            ("active", [ev(5, A)]),  # the snapshot was taken before 12
+            ("alert", ev(11, B)),
+            ("alert", ev(12, C)),
+            ("alert", ev(13, C, "cleared")),
+        ],
+        out=[5, 12, 11, 13],
+        position=13,
+        active=[5, 11],
+    ),
+    Case(
+        "offer before a resume's subscribe answer: after the early events, its copy skipped",
+        [
+            ("since", 10),
+            ("offer", ev(12, C)),
+            ("alert", ev(11, A)),  # came before the answer: waits for it
+            ("sub", {"seq": 12}, False),
+            ("alert", ev(12, C)),
+            ("alert", ev(13, B)),
+        ],
+        out=[11, 12, 13],
+        position=13,
+        start=10,
+        active=[11, 12, 13],
+    ),
+    Case(
+        "offer while re-syncing after a gap: weighed against the new start",
+        [
+            ("sub", {"seq": 10}, False),
+            ("alert", ev(11, A)),
+            ("drop",),
+            ("sub", {"seq": 40, "gap": True}, True),
+            ("offer", ev(30, C)),  # within the lost range, ended since: not handed out
+            ("offer", ev(41, D)),  # after the start: handed out once live
+            ("active", [ev(20, B)]),
+            ("alert", ev(41, D)),
+        ],
+        out=[11, ("gap", 11, 40, [11]), 20, 41],
+        position=41,
+        start=10,
+        active=[20, 41],
+    ),
+    Case(
+        "an offer held across a lost connection is weighed on the next one",
+        [
+            ("offer", ev(11, C)),
+            ("drop",),  # before the first subscribe was answered
+            ("since", None),
+            ("sub", {"seq": 11}, True),
+            ("active", [ev(11, C)]),
+        ],
+        out=[11],
+        position=11,
+        active=[11],
     ),
     Case(
         "offer, then a reconnect before the copy: the replayed copy is still skipped",

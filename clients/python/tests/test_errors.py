@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import grp
 import json
 import os
@@ -15,12 +17,14 @@ import textwrap
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from helpers import ZPL, Background, freeze, run_async, wait_for
 
 from labeld_client import (
+    Alert,
     AsyncClient,
     Client,
     ClientError,
@@ -107,11 +111,10 @@ def test_save_failed_conflict(kit: Any) -> None:
     )
     assert alert.seq > 0
     assert isinstance(err.data, dict)
-    if "expectedVersion" in err.data:  # labeld addition; older daemons do not send it
-        assert (err.expected_version, err.stored_version) == (1, 2)
-        assert (alert.expected_version, alert.stored_version) == (1, 2)
-    else:
-        assert (err.expected_version, err.stored_version) == (None, None)
+    # labeld addition: a conflict says which version the save expected and which is stored
+    assert (err.data["expectedVersion"], err.data["storedVersion"]) == (1, 2)
+    assert (err.expected_version, err.stored_version) == (1, 2)
+    assert (alert.expected_version, alert.stored_version) == (1, 2)
     # the same alert is active on the channel
     assert [a.seq for a in kit.active_alerts()] == [alert.seq]
     # a good save clears it
@@ -202,20 +205,28 @@ def test_save_failed_versions_from_a_newer_daemon() -> None:
 # --- transport ------------------------------------------------------------------------
 
 
+def not_running_text(path: str, detail: str) -> str:
+    """LabelKit's Unreachable.description for .notRunning, word for word."""
+    return (
+        f"cannot reach labeld at {path}: {detail}: labeld is not running there (start it with "
+        "'systemctl start labeld', or 'make run' in a clone)"
+    )
+
+
 def test_unreachable_not_running(tmp_path: Any) -> None:
     path = str(tmp_path / "labeld.sock")
     with pytest.raises(Unreachable) as e:
         Client(path, timeout=5).hello()
     err = e.value
-    assert not err.permission_denied and err.path == path
-    assert f"labeld is not running at {path}" in str(err)
-    assert "make run" in str(err) and "systemctl start labeld" in str(err)
+    assert err.not_running and not err.permission_denied and not err.lasting
+    assert (err.path, err.errno) == (path, errno.ENOENT)
+    assert str(err) == not_running_text(path, "No such file or directory")
 
     async def main() -> None:
         async with AsyncClient(path, timeout=5) as ac:
             with pytest.raises(Unreachable) as e2:
                 await ac.hello()
-            assert f"labeld is not running at {path}" in str(e2.value)
+            assert str(e2.value) == not_running_text(path, "No such file or directory")
 
     run_async(main(), 10)
 
@@ -226,7 +237,8 @@ def test_unreachable_after_kill_then_back(labeld: LabeldInstance) -> None:
     labeld.kill()  # the socket file stays: connect() is refused
     with pytest.raises(Unreachable) as e:
         client.hello()
-    assert "is not running" in str(e.value) and not e.value.permission_denied
+    assert str(e.value) == not_running_text(labeld.socket_path, "Connection refused")
+    assert e.value.not_running and not e.value.permission_denied
     labeld.start()
     assert client.hello().server == "labeld"
 
@@ -282,6 +294,26 @@ def _python_for_nobody() -> str | None:
     return None
 
 
+@contextmanager
+def _kit_copy() -> Iterator[str]:
+    """A copy of the kit that any user may read (this checkout may sit in root's home)."""
+    import labeld_client
+
+    kit_dir = tempfile.mkdtemp(prefix="lbk", dir="/tmp")
+    try:
+        os.chmod(kit_dir, 0o755)
+        shutil.copytree(os.path.dirname(labeld_client.__file__), os.path.join(kit_dir, "labeld_client"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        for root, dirs, files in os.walk(kit_dir):
+            for name in dirs:
+                os.chmod(os.path.join(root, name), 0o755)
+            for name in files:
+                os.chmod(os.path.join(root, name), 0o644)
+        yield kit_dir
+    finally:
+        shutil.rmtree(kit_dir, ignore_errors=True)
+
+
 def test_permission_denied_live(labeld: LabeldInstance, tmp_path: Any) -> None:
     """EACCES on connect says which group and how to join it, never "start it"."""
     if os.geteuid() != 0:
@@ -310,19 +342,7 @@ def test_permission_denied_live(labeld: LabeldInstance, tmp_path: Any) -> None:
     if python is None:
         pytest.skip("running as root (EACCES cannot happen to root) and no Python >= 3.11 that "
                     "nobody (uid 65534) may run to try it; the message is tested above")
-    import labeld_client
-
-    # a copy of the kit that nobody may read (this checkout may sit in root's home)
-    kit_dir = tempfile.mkdtemp(prefix="lbk", dir="/tmp")
-    try:
-        os.chmod(kit_dir, 0o755)
-        shutil.copytree(os.path.dirname(labeld_client.__file__), os.path.join(kit_dir, "labeld_client"),
-                        ignore=shutil.ignore_patterns("__pycache__"))
-        for root, dirs, files in os.walk(kit_dir):
-            for name in dirs:
-                os.chmod(os.path.join(root, name), 0o755)
-            for name in files:
-                os.chmod(os.path.join(root, name), 0o644)
+    with _kit_copy() as kit_dir:
         out = subprocess.run(
             [python, "-c", _permission_check_source(labeld.socket_path, kit_dir)],
             user=65534,
@@ -332,8 +352,6 @@ def test_permission_denied_live(labeld: LabeldInstance, tmp_path: Any) -> None:
             timeout=30,
             cwd="/",
         )
-    finally:
-        shutil.rmtree(kit_dir, ignore_errors=True)
     assert out.returncode == 0, out.stderr.decode(errors="replace")
     result = json.loads(out.stdout)
     group = grp.getgrgid(st.st_gid).gr_name
@@ -341,6 +359,249 @@ def test_permission_denied_live(labeld: LabeldInstance, tmp_path: Any) -> None:
     assert f"(mode {st.st_mode & 0o777:04o}, group {group})" in result["message"]
     assert f"sudo usermod -aG {group} $USER" in result["message"]
     assert "not running" not in result["message"] and "start" not in result["message"]
+
+
+_DENIED_STREAMS_SOURCE = """
+import asyncio, json, os, sys, time
+sys.path.insert(0, KIT)
+from labeld_client import AsyncClient, Client, Timeout, Unreachable, _wire
+from labeld_client.client import _connect
+
+out = {}
+
+def what(e):
+    if isinstance(e, Unreachable):
+        return {"path": e.path, "denied": e.permission_denied, "not_running": e.not_running}
+    return type(e).__name__
+
+def timed(fn):
+    t0 = time.monotonic()
+    try:
+        fn()
+        result = "no error"
+    except Exception as e:
+        result = what(e)
+    return {"result": result, "seconds": round(time.monotonic() - t0, 3)}
+
+async def atimed(coro):
+    t0 = time.monotonic()
+    try:
+        await coro
+        result = "no error"
+    except Exception as e:
+        result = what(e)
+    return {"result": result, "seconds": round(time.monotonic() - t0, 3)}
+
+# a connect goes on past a path where labeld is not running, never past a denied one
+for name, paths in (("denied_first", [DENIED, MISSING]), ("denied_second", [MISSING, DENIED])):
+    out[name] = timed(lambda: _connect(paths, time.monotonic() + 5))
+
+# discovery: this user's own socket is missing, the system service's may not be opened
+os.environ.pop("LABELD_SOCKET", None)
+os.environ.pop("RUNTIME_DIRECTORY", None)
+os.environ["XDG_RUNTIME_DIR"] = os.path.dirname(MISSING)
+_wire.SYSTEM_SOCKET = DENIED
+client = Client(timeout=5)
+out["paths"] = client.socket_paths
+out["hello"] = timed(client.hello)
+
+stream = client.alerts()
+out["stream"] = timed(lambda: stream.next(timeout=5))
+seen = stream.last_error
+time.sleep(0.5)  # the consumer does not ask: the stream does not try again
+out["stream_idle_tried"] = stream.last_error is not seen
+out["stream_again"] = timed(lambda: stream.next(timeout=5))
+out["stream_again_tried"] = stream.last_error is not seen
+stream.close()
+out["job_updates"] = timed(lambda: next(iter(client.job_updates(1, timeout=5))))
+out["wait_job"] = timed(lambda: client.wait_job(1, timeout=5))
+client.close()
+
+async def main():
+    async with AsyncClient(timeout=5) as ac:
+        out["apaths"] = ac.socket_paths
+        out["ahello"] = await atimed(ac.hello())
+        s = ac.alerts()
+        out["astream"] = await atimed(s.next(timeout=5))
+        seen = s.last_error
+        await asyncio.sleep(0.5)
+        out["astream_idle_tried"] = s.last_error is not seen
+        out["astream_again"] = await atimed(s.next(timeout=5))
+        out["astream_again_tried"] = s.last_error is not seen
+        await s.aclose()
+        out["ajob_updates"] = await atimed(ac.job_updates(1, timeout=5).__anext__())
+        out["await_job"] = await atimed(ac.wait_job(1, timeout=5))
+
+asyncio.run(main())
+print(json.dumps(out))
+"""
+
+
+def test_permission_denied_is_raised_at_once_by_streams_and_job_sequences() -> None:
+    """A socket this user may not open: calls, alert streams (blocking, asyncio) and job
+    sequences raise Unreachable(permission_denied) at once, never a Timeout after
+    retrying; a stream tries again only when asked again (LabelKit: Unreachable.isLasting).
+    Discovery passes over a path where labeld is not running to the system service's,
+    and reports the permission there, not "not running"."""
+    work = tempfile.mkdtemp(prefix="lbp", dir="/tmp")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        os.chmod(work, 0o755)
+        denied = os.path.join(work, "denied.sock")
+        missing = os.path.join(work, "labeld.sock")
+        srv.bind(denied)
+        srv.listen(8)
+        os.chmod(denied, 0)
+        as_nobody: dict[str, Any] = {}
+        python = sys.executable
+        if os.geteuid() == 0:
+            found = _python_for_nobody()
+            if found is None:
+                pytest.skip("root may open any socket, and no Python >= 3.11 that nobody may run")
+            python = found
+            as_nobody = {"user": 65534, "group": 65534, "extra_groups": []}
+        with _kit_copy() as kit_dir:
+            source = (
+                f"KIT, DENIED, MISSING = {kit_dir!r}, {denied!r}, {missing!r}\n"
+                + _DENIED_STREAMS_SOURCE
+            )
+            run = subprocess.run(
+                [python, "-c", source], capture_output=True, timeout=60, cwd="/", **as_nobody
+            )
+    finally:
+        srv.close()
+        shutil.rmtree(work, ignore_errors=True)
+    assert run.returncode == 0, run.stderr.decode(errors="replace")
+    out = json.loads(run.stdout)
+    refused = {"path": denied, "denied": True, "not_running": False}
+    if out["denied_first"]["result"] == "no error":
+        pytest.skip("this user may open a socket of mode 0 (CAP_DAC_OVERRIDE)")
+    assert out["denied_first"]["result"] == refused
+    assert out["denied_second"]["result"] == refused  # not the first path's "not running"
+    assert out["paths"] == out["apaths"] == [missing, denied]
+    for key in ("hello", "stream", "stream_again", "job_updates", "wait_job",
+                "ahello", "astream", "astream_again", "ajob_updates", "await_job"):  # fmt: skip
+        assert out[key]["result"] == refused, (key, out[key])
+        assert out[key]["seconds"] < 3, (key, out[key])  # at once: not after a 5 s timeout
+    assert out["stream_idle_tried"] is False and out["astream_idle_tried"] is False
+    assert out["stream_again_tried"] is True and out["astream_again_tried"] is True
+
+
+def test_streams_keep_trying_while_labeld_is_not_running(tmp_path: Any) -> None:
+    """Not running is not lasting: streams and job sequences wait (and keep trying)
+    instead of raising Unreachable."""
+    path = str(tmp_path / "labeld.sock")
+    client = Client(path, timeout=5)
+    stream = client.alerts()
+    try:
+        with pytest.raises(Timeout):
+            stream.next(timeout=0.5)
+        first = wait_for("a failed attempt", lambda: stream.last_error)
+        assert isinstance(first, Unreachable) and first.not_running
+        wait_for("another attempt", lambda: stream.last_error is not first, timeout=5)
+    finally:
+        stream.close()
+    with pytest.raises(Timeout):
+        client.wait_job(1, timeout=0.5)
+
+    async def main() -> None:
+        async with AsyncClient(path, timeout=5) as ac:
+            s = ac.alerts()
+            with pytest.raises(Timeout):
+                await s.next(timeout=0.5)
+            seen = s.last_error
+            assert isinstance(seen, Unreachable) and seen.not_running
+            for _ in range(100):
+                if s.last_error is not seen:
+                    break
+                await asyncio.sleep(0.05)
+            assert s.last_error is not seen, "the stream tried again"
+            with pytest.raises(Timeout):
+                await ac.wait_job(1, timeout=0.5)
+
+    run_async(main(), 20)
+
+
+def test_connect_tries_the_candidates_in_order(labeld: LabeldInstance, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not running (ENOENT, ECONNREFUSED) moves on to the next path; any other failure is
+    raised at once; when none answers, the first path's failure. A client that finds its
+    socket by discovery reaches the system service's when its own is missing."""
+    from labeld_client import _wire
+    from labeld_client.aio import _open_first
+    from labeld_client.client import _connect
+
+    work = tempfile.mkdtemp(prefix="lbc", dir="/tmp")
+    try:
+        missing = os.path.join(work, "labeld.sock")
+        refused = os.path.join(work, "refused.sock")
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(refused)  # a socket file nothing listens on
+        s.close()
+        a_file = os.path.join(work, "file")
+        open(a_file, "w").close()
+        not_a_dir = os.path.join(a_file, "labeld.sock")  # ENOTDIR: not "not running"
+
+        conn = _connect([missing, refused, labeld.socket_path], time.monotonic() + 5)
+        assert conn.path == labeld.socket_path
+        conn.close()
+        with pytest.raises(Unreachable) as e:
+            _connect([missing, refused], time.monotonic() + 5)
+        assert (e.value.path, e.value.errno, e.value.not_running) == (missing, errno.ENOENT, True)
+        with pytest.raises(Unreachable) as e:
+            _connect([refused, missing], time.monotonic() + 5)
+        assert (e.value.path, e.value.errno) == (refused, errno.ECONNREFUSED)
+        with pytest.raises(Unreachable) as e:
+            _connect([not_a_dir, labeld.socket_path], time.monotonic() + 5)
+        assert (e.value.path, e.value.errno, e.value.not_running) == (not_a_dir, errno.ENOTDIR, False)
+        assert str(e.value) == f"cannot reach labeld at {not_a_dir}: Not a directory"
+
+        async def order() -> None:
+            sock, path = await _open_first([missing, refused, labeld.socket_path], time.monotonic() + 5)
+            sock.close()
+            assert path == labeld.socket_path
+            with pytest.raises(Unreachable) as e:
+                await _open_first([missing, refused], time.monotonic() + 5)
+            assert e.value.path == missing
+            with pytest.raises(Unreachable) as e:
+                await _open_first([not_a_dir, labeld.socket_path], time.monotonic() + 5)
+            assert e.value.path == not_a_dir
+
+        run_async(order(), 20)
+
+        # discovery: this user's own socket is missing; the system service's answers
+        monkeypatch.delenv("LABELD_SOCKET", raising=False)
+        monkeypatch.delenv("RUNTIME_DIRECTORY", raising=False)
+        monkeypatch.setenv("XDG_RUNTIME_DIR", work)
+        monkeypatch.setattr(os, "getuid", lambda: 4242)
+        monkeypatch.setattr(_wire, "SYSTEM_SOCKET", labeld.socket_path)
+        client = Client(timeout=10)
+        assert client.socket_paths == [missing, labeld.socket_path]
+        assert client.hello().server == "labeld"
+        assert client.socket_path == missing  # still the first candidate
+        with client.alerts() as stream:
+            client.simulate("sim:zebra", "mediaEmpty")
+            item = stream.next(timeout=10)
+            assert isinstance(item, Alert) and item.id == "printerError:sim:zebra"
+            client.simulate("sim:zebra", None)
+        job = client.submit("sim:zebra", document=ZPL)
+        assert client.wait_job(job.id, timeout=20).state == "completed"
+        client.close()
+
+        async def discovered() -> None:
+            async with AsyncClient(timeout=10) as ac:
+                assert ac.socket_paths == [missing, labeld.socket_path]
+                assert (await ac.hello()).server == "labeld"
+                s = ac.alerts()
+                await ac.simulate("sim:ql", "coverOpen")
+                item = await s.next(timeout=10)
+                assert isinstance(item, Alert) and item.id == "printerError:sim:ql"
+                await s.aclose()
+                job = await ac.submit("sim:zebra", document=ZPL)
+                assert (await ac.wait_job(job.id, timeout=20)).state == "completed"
+
+        run_async(discovered(), 40)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def test_timeout_when_labeld_hangs(labeld: LabeldInstance) -> None:
@@ -484,6 +745,29 @@ def test_read_only_call_is_retried_once(fake: Any) -> None:
             return (await ac.hello()).version
 
     assert run_async(main(), 10) == "fake"
+
+
+def test_render_is_retried_once_like_the_other_reads(fake: Any) -> None:
+    """labels.render changes nothing: asked once more after a lost connection (LabelKit's
+    LabeldClient.onlyReads)."""
+    rendered = {"format": "png", "mediaType": "image/png", "width": 1, "height": 1, "data": ""}
+
+    def handle(i: int, conn: socket.socket) -> None:
+        req = read_request(conn)
+        if i % 2 == 0:
+            return  # the first connection of each client drops before its answer
+        answer(conn, req, rendered)
+
+    d = fake(handle)
+    assert Client(d.path, timeout=5).call("labels.render", template="t", data={}) == rendered
+    assert d.count == 2
+
+    async def main() -> Any:
+        async with AsyncClient(d.path, timeout=5) as ac:
+            return await ac.call("labels.render", template="t", data={})
+
+    assert run_async(main(), 10) == rendered
+    assert d.count == 4
 
 
 def test_other_calls_are_not_retried(fake: Any) -> None:

@@ -13,11 +13,15 @@ from labeld_client import Alert, Job, Printer, Product, ProtocolViolation, Resum
 from labeld_client._wire import (
     MAX_LINE,
     Backoff,
+    READ_ONLY_METHODS,
+    SYSTEM_SOCKET,
     LineBuffer,
+    client_socket_candidates,
     decode_message,
     default_socket_path,
     encode_request,
     is_read_only,
+    resolve_socket,
 )
 from labeld_client.alerts import load_resume_file, store_resume_file
 from labeld_client.jobs import JobProgress
@@ -45,12 +49,52 @@ def test_socket_discovery(monkeypatch: pytest.MonkeyPatch, env: dict[str, str], 
     assert default_socket_path() == expected
 
 
+def test_resolve_follows_the_protocols_order() -> None:
+    """The Swift kit's SocketPathTests.resolve_followsTheProtocolsOrder, case for case."""
+    assert resolve_socket("/x.sock", {"LABELD_SOCKET": "/e"}, 7) == "/x.sock"
+    assert resolve_socket(None, {"LABELD_SOCKET": "/e"}, 7) == "/e"
+    assert resolve_socket(None, {"RUNTIME_DIRECTORY": "/run/a:/run/b"}, 7) == "/run/a/labeld.sock"
+    assert resolve_socket(None, {}, 0) == "/run/labeld/labeld.sock"
+    assert resolve_socket(None, {"XDG_RUNTIME_DIR": "/run/user/7"}, 7) == "/run/user/7/labeld.sock"
+    assert resolve_socket(None, {}, 7) == "/tmp/labeld-7/labeld.sock"
+    assert resolve_socket("", {"LABELD_SOCKET": ""}, 7) == "/tmp/labeld-7/labeld.sock"  # empty: not set
+
+
+def test_clients_fall_back_to_the_system_service_unless_a_path_was_named() -> None:
+    """The Swift kit's SocketPathTests.clients_fallBackToTheSystemService_unlessAPathWasNamed."""
+    assert SYSTEM_SOCKET == "/run/labeld/labeld.sock"
+    assert client_socket_candidates(None, {"XDG_RUNTIME_DIR": "/run/user/7"}, 7) == [
+        "/run/user/7/labeld.sock",
+        "/run/labeld/labeld.sock",
+    ]
+    assert client_socket_candidates(None, {}, 0) == ["/run/labeld/labeld.sock"]  # no duplicate
+    assert client_socket_candidates("/x.sock", {}, 7) == ["/x.sock"]
+    assert client_socket_candidates(None, {"LABELD_SOCKET": "/e"}, 7) == ["/e"]
+    assert client_socket_candidates(None, {"RUNTIME_DIRECTORY": "/run/labeld"}, 7) == [
+        "/run/labeld/labeld.sock"
+    ]
+    # and what an empty value means: not named
+    assert client_socket_candidates(None, {"LABELD_SOCKET": ""}, 7) == [
+        "/tmp/labeld-7/labeld.sock",
+        "/run/labeld/labeld.sock",
+    ]
+
+
 def test_explicit_path_wins(monkeypatch: pytest.MonkeyPatch) -> None:
-    from labeld_client import Client
+    from labeld_client import AsyncClient, Client
 
     monkeypatch.setenv("LABELD_SOCKET", "/from/env.sock")
     assert Client("/explicit.sock").socket_path == "/explicit.sock"
-    assert Client().socket_path == "/from/env.sock"
+    assert Client("/explicit.sock").socket_paths == ["/explicit.sock"]
+    assert Client().socket_paths == ["/from/env.sock"]
+    monkeypatch.delenv("LABELD_SOCKET")
+    monkeypatch.delenv("RUNTIME_DIRECTORY", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", "/run/user/4242")
+    monkeypatch.setattr(os, "getuid", lambda: 4242)
+    for c in (Client(), AsyncClient()):
+        # the first candidate, before anything is connected
+        assert c.socket_path == "/run/user/4242/labeld.sock"
+        assert c.socket_paths == ["/run/user/4242/labeld.sock", "/run/labeld/labeld.sock"]
 
 
 # --- framing -----------------------------------------------------------------------------
@@ -104,9 +148,21 @@ def test_decode_message() -> None:
 
 
 def test_read_only_methods() -> None:
-    for m in ("hello", "printers.list", "printers.get", "products.get", "templates.list", "jobs.list", "alerts.active", "devices.list"):
+    """The Swift kit's LabeldClient.onlyReads, method for method (every protocol method is
+    on one side); a method neither kit knows is not retried, whatever its name."""
+    reads = [
+        "hello", "printers.list", "printers.get", "products.get", "products.list",
+        "templates.list", "templates.get", "labels.render", "jobs.get", "jobs.list",
+        "alerts.active", "devices.list",
+    ]  # fmt: skip
+    others = [
+        "printers.refresh", "printers.simulate", "products.save", "products.delete",
+        "templates.save", "jobs.submit", "jobs.cancel", "alerts.dismiss", "subscribe",
+    ]  # fmt: skip
+    assert READ_ONLY_METHODS == frozenset(reads)
+    for m in reads:
         assert is_read_only(m), m
-    for m in ("products.save", "jobs.submit", "jobs.cancel", "printers.simulate", "alerts.dismiss", "subscribe", "printers.refresh"):
+    for m in [*others, "widgets.get", "widgets.list", ""]:
         assert not is_read_only(m), m
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections.abc import Mapping
 from typing import Any
 
 from .errors import ProtocolViolation
@@ -17,7 +18,9 @@ MAX_LINE = 64 * 1024 * 1024
 READ_CHUNK = 64 * 1024
 
 #: Methods that are retried once, transparently, when the connection drops before their
-#: answer: they change nothing, so running one twice is harmless.
+#: answer: they change nothing, so running one twice is harmless. The Swift kit's list
+#: (``LabeldClient.onlyReads``), exactly: a method not named here (a newer daemon's) is not
+#: retried, whatever its name.
 READ_ONLY_METHODS = frozenset(
     {
         "hello",
@@ -25,8 +28,9 @@ READ_ONLY_METHODS = frozenset(
         "printers.get",
         "products.get",
         "products.list",
-        "templates.get",
         "templates.list",
+        "templates.get",
+        "labels.render",
         "jobs.get",
         "jobs.list",
         "alerts.active",
@@ -36,34 +40,57 @@ READ_ONLY_METHODS = frozenset(
 
 
 def is_read_only(method: str) -> bool:
-    return method in READ_ONLY_METHODS or method.endswith(".get") or method.endswith(".list")
+    return method in READ_ONLY_METHODS
 
 
-def default_socket_path() -> str:
-    """labeld's socket, found as labeld itself finds it (docs/protocol.md, "The socket"):
-    $LABELD_SOCKET; $RUNTIME_DIRECTORY/labeld.sock (its first entry);
-    /run/labeld/labeld.sock for root; $XDG_RUNTIME_DIR/labeld.sock;
-    /tmp/labeld-$UID/labeld.sock."""
-    env = os.environ
-    explicit = env.get("LABELD_SOCKET")
+#: The system service's socket (the systemd socket unit's).
+SYSTEM_SOCKET = "/run/labeld/labeld.sock"
+
+
+def resolve_socket(explicit: str | None, environ: Mapping[str, str], uid: int) -> str:
+    """Where labeld listens, found as labeld itself finds it (docs/protocol.md, "The
+    socket"): ``explicit``; $LABELD_SOCKET; $RUNTIME_DIRECTORY/labeld.sock (its first
+    entry); /run/labeld/labeld.sock for root; $XDG_RUNTIME_DIR/labeld.sock;
+    /tmp/labeld-$UID/labeld.sock. Pure: the environment and uid are passed in."""
     if explicit:
         return explicit
-    runtime = env.get("RUNTIME_DIRECTORY")
+    named = environ.get("LABELD_SOCKET")
+    if named:
+        return named
+    runtime = environ.get("RUNTIME_DIRECTORY")
     if runtime:
-        first = runtime.split(":")[0]
-        if first:
-            return os.path.join(first, "labeld.sock")
-    uid = os.getuid()
+        # systemd may pass several directories separated by ':'; the first is ours
+        parts = [p for p in runtime.split(":") if p]
+        return (parts[0] if parts else runtime) + "/labeld.sock"
     if uid == 0:
-        return "/run/labeld/labeld.sock"
-    xdg = env.get("XDG_RUNTIME_DIR")
+        return SYSTEM_SOCKET
+    xdg = environ.get("XDG_RUNTIME_DIR")
     if xdg:
-        return os.path.join(xdg, "labeld.sock")
+        return xdg + "/labeld.sock"
     return f"/tmp/labeld-{uid}/labeld.sock"
 
 
-def resolve_socket_path(path: str | os.PathLike[str] | None) -> str:
-    return os.fspath(path) if path is not None else default_socket_path()
+def client_socket_candidates(explicit: str | None, environ: Mapping[str, str], uid: int) -> list[str]:
+    """Where a client tries, in order: the path :func:`resolve_socket` gives, then, unless
+    a path was given or named by $LABELD_SOCKET or $RUNTIME_DIRECTORY, the system service's
+    socket (a labeld addition: a user's own labeld comes first; without one, the shop's
+    service answers). The Swift kit's ``SocketPath.clientCandidates``."""
+    first = resolve_socket(explicit, environ, uid)
+    named = bool(explicit) or bool(environ.get("LABELD_SOCKET")) or bool(environ.get("RUNTIME_DIRECTORY"))
+    return [first] if named or first == SYSTEM_SOCKET else [first, SYSTEM_SOCKET]
+
+
+def default_socket_path() -> str:
+    """labeld's socket as this process's environment and uid find it (see
+    :func:`resolve_socket`); a client also tries the system service's after it."""
+    return resolve_socket(None, os.environ, os.getuid())
+
+
+def socket_candidates(path: str | os.PathLike[str] | None) -> list[str]:
+    """The paths a client of ``path`` (None: discovery) tries, in order."""
+    return client_socket_candidates(
+        os.fspath(path) if path is not None else None, os.environ, os.getuid()
+    )
 
 
 _encoder = json.JSONEncoder(separators=(",", ":"), allow_nan=False)

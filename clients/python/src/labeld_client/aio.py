@@ -20,7 +20,7 @@ from ._wire import (
     decode_message,
     encode_request,
     is_read_only,
-    resolve_socket_path,
+    socket_candidates,
 )
 from .alerts import AlertSync, Emit, ResumeFileError, load_resume_file, store_resume_file
 from .client import DEFAULT_TIMEOUT, _DEFAULT, _lost
@@ -75,6 +75,24 @@ async def _open_socket(path: str, deadline: float | None) -> socket.socket:
         sock.close()
         raise
     return sock
+
+
+async def _open_first(paths: list[str], deadline: float | None) -> tuple[socket.socket, str]:
+    """A socket connected to the first of ``paths`` where labeld listens, and that path (see
+    ``client._connect``: "not running" moves on, anything else is raised at once, and
+    when none answers, the first path's failure)."""
+    first: Unreachable | None = None
+    for path in paths:
+        try:
+            return await _open_socket(path, deadline), path
+        except Unreachable as e:
+            if not e.not_running:
+                raise
+            if first is None:
+                first = e
+    if first is None:
+        raise Unreachable("no socket path to reach labeld at", path="")
+    raise first
 
 
 async def _send(sock: socket.socket, data: bytes) -> None:
@@ -133,6 +151,7 @@ class _Main(asyncio.Protocol):
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
+        self.path = ""
         self.buf = LineBuffer()
         self.closed = False
         self.next_id = 1
@@ -208,7 +227,10 @@ class AsyncClient:
     """The asyncio labeld client; calls from several tasks may overlap on its one
     connection (opened on first use, reopened after it drops).
 
-    ``timeout`` bounds each call (seconds; None waits for ever).
+    ``socket_path`` is labeld's socket; None finds it as labeld does, and then, when
+    nothing listens there, the system service's /run/labeld/labeld.sock is tried too
+    (``socket_paths``, in order; ``socket_path`` is the first). ``timeout`` bounds each
+    call (seconds; None waits for ever).
     """
 
     def __init__(
@@ -217,7 +239,8 @@ class AsyncClient:
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
     ) -> None:
-        self.socket_path = resolve_socket_path(socket_path)
+        self.socket_paths: list[str] = socket_candidates(socket_path)
+        self.socket_path = self.socket_paths[0]
         self.timeout = timeout
         self._conn: _Main | None = None
         self._connect_lock: asyncio.Lock | None = None
@@ -292,9 +315,10 @@ class AsyncClient:
             if conn is not None and not conn.closed:
                 return conn
             loop = asyncio.get_running_loop()
-            sock = await _open_socket(self.socket_path, deadline)
+            sock, path = await _open_first(self.socket_paths, deadline)
             try:
                 _, conn = await loop.create_unix_connection(_Main, sock=sock)
+                conn.path = path
             except BaseException:
                 sock.close()
                 raise
@@ -313,7 +337,7 @@ class AsyncClient:
                 conn.close()
                 fresh_tries += 1
                 if fresh_tries > 1:
-                    raise _lost(self.socket_path, method) from None
+                    raise _lost(conn.path, method) from None
                 continue
             try:
                 async with asyncio.timeout(_remaining(deadline)):
@@ -325,7 +349,7 @@ class AsyncClient:
                 if is_read_only(method) and not retried:
                     retried = True
                     continue
-                raise _lost(self.socket_path, method) from None
+                raise _lost(conn.path, method) from None
             except asyncio.CancelledError:
                 conn.pending.pop(rid, None)
                 raise
@@ -473,7 +497,9 @@ class AsyncClient:
 
     def job_updates(self, job_id: int, timeout: float | None = None) -> AsyncIterator[Job]:
         """Each change of job ``job_id`` up to and including its terminal state, across
-        reconnects. ``timeout`` bounds the whole sequence (Timeout), None: no bound."""
+        reconnects (while labeld is not running, it keeps trying). ``timeout`` bounds the
+        whole sequence (Timeout), None: no bound. An :class:`Unreachable` for a socket this
+        user may not open is raised at once."""
         return self._job_updates(job_id, _deadline(timeout))
 
     async def wait_job(self, job_id: int, timeout: float | None = None) -> Job:
@@ -494,10 +520,10 @@ class AsyncClient:
         backoff = Backoff()
         while True:
             try:
-                conn = _Pull(await _open_socket(self.socket_path, deadline))
+                conn = _Pull((await _open_first(self.socket_paths, deadline))[0])
             except Unreachable as e:
-                if e.permission_denied:
-                    raise
+                if e.lasting:
+                    raise  # no permission: waiting does not mend it
                 await _sleep_within(backoff.next_delay(), deadline, e)
                 continue
             overflow = False
@@ -552,7 +578,10 @@ class AsyncAlertStream:
     """An async iterator of :class:`Alert` and :class:`Gap` items (see
     ``AsyncClient.alerts``). A task of its own reads the stream's connection (started at
     once when created in a running loop, else by the first ``__anext__``), reconnecting
-    with back-off, and keeps at most ``max_ready`` items ahead of the consumer."""
+    with back-off, and keeps at most ``max_ready`` items ahead of the consumer. While
+    labeld is not running it keeps trying; an :class:`Unreachable` for a socket this user
+    may not open is raised from ``next()`` at once; the stream tries again (after the
+    back-off) only when ``next()`` is called again, as the Swift kit's does."""
 
     max_ready = 1024
 
@@ -563,7 +592,7 @@ class AsyncAlertStream:
         resume_file: str | os.PathLike[str] | None = None,
     ) -> None:
         self._client_ref = weakref.ref(client)
-        self._path = client.socket_path
+        self._paths = client.socket_paths
         self._timeout = client.timeout
         self._resume = os.fspath(resume_file) if resume_file is not None else None
         position = since
@@ -578,6 +607,9 @@ class AsyncAlertStream:
         self._task: asyncio.Task[None] | None = None
         self._changed: asyncio.Event | None = None
         self._room: asyncio.Event | None = None
+        # a consumer waiting in next(): what a reader stopped by a lasting error waits for
+        self._asked: asyncio.Event | None = None
+        self._asking = 0
         self._conn: _Pull | None = None
         self.connects = 0
         self.overflows = 0
@@ -591,6 +623,7 @@ class AsyncAlertStream:
         if self._changed is None or self._room is None:
             self._changed = asyncio.Event()
             self._room = asyncio.Event()
+            self._asked = asyncio.Event()
         return self._changed, self._room
 
     def _ensure_started(self) -> None:
@@ -630,11 +663,16 @@ class AsyncAlertStream:
             if self._closed:
                 raise StopAsyncIteration
             changed.clear()
+            self._asking += 1
+            if self._asked is not None:
+                self._asked.set()
             try:
                 async with asyncio.timeout(_remaining(deadline)):
                     await changed.wait()
             except TimeoutError:
                 raise Timeout("no alert within the timeout") from None
+            finally:
+                self._asking -= 1
 
     def _store(self, position: int) -> None:
         if self._resume is None or position == self._stored:
@@ -709,11 +747,20 @@ class AsyncAlertStream:
         backoff = Backoff()
         while not self._closed:
             try:
-                self._conn = conn = _Pull(await _open_socket(self._path, _deadline(self._timeout)))
+                self._conn = conn = _Pull((await _open_first(self._paths, _deadline(self._timeout)))[0])
             except (Unreachable, Timeout, OSError) as e:
                 self.last_error = e
-                if isinstance(e, Unreachable) and e.permission_denied:
+                if isinstance(e, Unreachable) and e.lasting:
+                    # no permission: waiting does not mend it. Raised to the consumer at
+                    # once; tried again (after the back-off) when the consumer asks again
                     self._post_error(e)
+                    self._events()
+                    assert self._asked is not None
+                    while not self._closed and (self._error is not None or self._asking == 0):
+                        self._asked.clear()
+                        await self._asked.wait()
+                    if self._closed:
+                        return
                 await asyncio.sleep(backoff.next_delay())
                 continue
             overflow = False

@@ -43,13 +43,16 @@ class AlertSync:
     """State: ``position`` (seq of the last event handed out or accounted for; None =
     fresh), ``active`` (id -> last event handed out whose state was active), ``phase``,
     ``buffer`` (events received while syncing), ``ahead`` (seqs handed out early by
-    ``offer``)."""
+    ``offer``), ``held`` (offers that came before the stream was live: weighed once it is;
+    an offer older than where a fresh start begins has ended or is in the snapshot, and
+    handing it out at once would show an alert whose clearing never follows)."""
 
     position: int | None = None
     active: dict[str, Alert] = field(default_factory=dict)
     phase: str = SUBSCRIBING
     buffer: list[Alert] = field(default_factory=list)
     ahead: set[int] = field(default_factory=set)
+    held: list[Alert] = field(default_factory=list)
     # what the subscribe result said, kept until the alerts.active answer
     _seq: int = 0
     _gap: bool = False
@@ -81,7 +84,7 @@ class AlertSync:
             return True, []
         self.phase = LIVE
         early, self.buffer = self.buffer, []
-        return False, self._deliver(early)
+        return False, self._deliver(early) + self._take_held()
 
     # 3. an alert notification
     def on_alert(self, event: Alert) -> list[Emit]:
@@ -130,7 +133,7 @@ class AlertSync:
         self.position = final
         self.phase = LIVE
         self.buffer = []
-        return out
+        return out + self._take_held()
 
     # 7. the connection went away
     def on_disconnect(self) -> None:
@@ -140,12 +143,25 @@ class AlertSync:
     # a save failure a call raised
     def offer(self, event: Alert) -> list[Emit]:
         """Hand out ``event`` at once unless it was handed out already; its channel copy
-        is then skipped."""
+        is then skipped. Before the stream is live (its subscribe not answered yet, or
+        re-syncing), the offer is held and weighed once it is live: handed out then only
+        if it is newer than where the stream begins and not handed out already."""
+        if self.phase != LIVE:
+            self.held.append(event)
+            return []
         if (self.position is not None and event.seq <= self.position) or event.seq in self.ahead:
             return []
         self.ahead.add(event.seq)
         self._note_active(event)
         return [Emit(event, None)]
+
+    def _take_held(self) -> list[Emit]:
+        """The held offers, weighed now that the stream is live."""
+        waiting, self.held = self.held, []
+        out: list[Emit] = []
+        for event in waiting:
+            out.extend(self.offer(event))
+        return out
 
     # 5. deliver
     def _deliver(self, events: list[Alert]) -> list[Emit]:

@@ -23,7 +23,7 @@ from ._wire import (
     decode_message,
     encode_request,
     is_read_only,
-    resolve_socket_path,
+    socket_candidates,
 )
 from .alerts import AlertSync, Emit, ResumeFileError, load_resume_file, store_resume_file
 from .errors import (
@@ -204,6 +204,24 @@ class _SyncConn:
             buf.feed(data)
 
 
+def _connect(paths: list[str], deadline: float | None) -> _SyncConn:
+    """A connection to the first of ``paths`` where labeld listens. A path where it is not
+    running is passed over; any other failure (no permission: one to ask for, not to hide
+    behind the next path) is raised at once; when none answers, the first path's failure."""
+    first: Unreachable | None = None
+    for path in paths:
+        try:
+            return _SyncConn(path, deadline)
+        except Unreachable as e:
+            if not e.not_running:
+                raise
+            if first is None:
+                first = e
+    if first is None:
+        raise Unreachable("no socket path to reach labeld at", path="")
+    raise first
+
+
 def _lost(path: str, method: str) -> ConnectionLost:
     return ConnectionLost(
         f"the connection to labeld at {path} closed before its answer to {method}: "
@@ -215,7 +233,10 @@ class Client:
     """A blocking labeld client; calls from several threads are safe (they take turns
     on one connection, opened on first use and reopened after it drops).
 
-    ``timeout`` bounds each call (seconds; None waits for ever).
+    ``socket_path`` is labeld's socket; None finds it as labeld does, and then, when
+    nothing listens there, the system service's /run/labeld/labeld.sock is tried too
+    (``socket_paths``, in order; ``socket_path`` is the first). ``timeout`` bounds each
+    call (seconds; None waits for ever).
     """
 
     def __init__(
@@ -224,7 +245,8 @@ class Client:
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
     ) -> None:
-        self.socket_path = resolve_socket_path(socket_path)
+        self.socket_paths: list[str] = socket_candidates(socket_path)
+        self.socket_path = self.socket_paths[0]
         self.timeout = timeout
         self._lock = threading.Lock()
         self._conn: _SyncConn | None = None
@@ -300,7 +322,7 @@ class Client:
         while True:
             conn = self._conn
             if conn is None:
-                conn = self._conn = _SyncConn(self.socket_path, deadline)
+                conn = self._conn = _connect(self.socket_paths, deadline)
             rid = conn.next_id
             conn.next_id += 1
             try:
@@ -311,7 +333,7 @@ class Client:
                 self._drop()
                 fresh_tries += 1
                 if fresh_tries > 1:
-                    raise _lost(self.socket_path, method) from None
+                    raise _lost(conn.path, method) from None
                 continue
             except _Eof:
                 # labeld closed the connection while taking the request (a line too long
@@ -344,7 +366,7 @@ class Client:
                 if is_read_only(method) and not retried:
                     retried = True
                     continue
-                raise _lost(self.socket_path, method) from None
+                raise _lost(conn.path, method) from None
             except BaseException:
                 # a timeout, a protocol violation, an interrupt: the connection's state is
                 # unknown (an answer may still come), so the next call starts afresh
@@ -501,7 +523,9 @@ class Client:
 
     def job_updates(self, job_id: int, timeout: float | None = None) -> Iterator[Job]:
         """Each change of job ``job_id`` up to and including its terminal state, across
-        reconnects. ``timeout`` bounds the whole sequence (Timeout), None: no bound."""
+        reconnects (while labeld is not running, it keeps trying). ``timeout`` bounds the
+        whole sequence (Timeout), None: no bound. An :class:`Unreachable` for a socket this
+        user may not open is raised at once."""
         return self._job_updates(job_id, _deadline(timeout))
 
     def wait_job(self, job_id: int, timeout: float | None = None) -> Job:
@@ -521,10 +545,10 @@ class Client:
         backoff = Backoff()
         while True:
             try:
-                conn = _SyncConn(self.socket_path, deadline)
+                conn = _connect(self.socket_paths, deadline)
             except Unreachable as e:
-                if e.permission_denied:
-                    raise
+                if e.lasting:
+                    raise  # no permission: waiting does not mend it
                 _sleep_within(backoff.next_delay(), deadline, e)
                 continue
             overflow = False
@@ -584,7 +608,10 @@ class AlertStream:
 
     A thread of its own reads the stream's connection, reconnecting with back-off, and
     keeps at most ``max_ready`` items ahead of the consumer (then it stops reading, and a
-    consumer that falls far behind is sent ``overflow`` and resumes).
+    consumer that falls far behind is sent ``overflow`` and resumes). While labeld is not
+    running it keeps trying; an :class:`Unreachable` for a socket this user may not open
+    is raised from ``next()`` at once; the stream tries again (after the back-off) only
+    when ``next()`` is called again, as the Swift kit's does.
     """
 
     max_ready = 1024
@@ -596,7 +623,7 @@ class AlertStream:
         resume_file: str | os.PathLike[str] | None = None,
     ) -> None:
         self._client_ref = weakref.ref(client)
-        self._path = client.socket_path
+        self._paths = client.socket_paths
         self._timeout = client.timeout
         self._resume = os.fspath(resume_file) if resume_file is not None else None
         position = since
@@ -608,6 +635,9 @@ class AlertStream:
         self._lock = threading.Lock()
         self._not_empty = threading.Condition(self._lock)
         self._not_full = threading.Condition(self._lock)
+        # a consumer waiting in next(): what a reader stopped by a lasting error waits for
+        self._asked = threading.Condition(self._lock)
+        self._asking = 0
         self._ready: deque[Emit] = deque()
         self._error: ClientError | None = None
         self._closed = False
@@ -658,13 +688,18 @@ class AlertStream:
                     raise err
                 if self._closed:
                     raise StopIteration
-                if deadline is None:
-                    self._not_empty.wait()
-                else:
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        raise Timeout("no alert within the timeout")
-                    self._not_empty.wait(remaining)
+                self._asking += 1
+                self._asked.notify_all()
+                try:
+                    if deadline is None:
+                        self._not_empty.wait()
+                    else:
+                        remaining = deadline - time.monotonic()
+                        if remaining <= 0:
+                            raise Timeout("no alert within the timeout")
+                        self._not_empty.wait(remaining)
+                finally:
+                    self._asking -= 1
 
     def _store(self, position: int) -> None:
         if self._resume is None or position == self._stored:
@@ -690,6 +725,7 @@ class AlertStream:
                 self._to_store = None
             self._not_empty.notify_all()
             self._not_full.notify_all()
+            self._asked.notify_all()
         try:
             os.write(self._wake_w, b"x")
         except OSError:
@@ -741,15 +777,27 @@ class AlertStream:
             self._error = e
             self._not_empty.notify_all()
 
+    def _wait_asked(self) -> bool:
+        """Wait until the consumer has taken the error posted and asks for more (or the
+        stream is closed); True when closed."""
+        with self._lock:
+            while not self._closed and (self._error is not None or self._asking == 0):
+                self._asked.wait()
+            return self._closed
+
     def _run(self) -> None:
         backoff = Backoff()
         while not self._closed:
             try:
-                conn = _SyncConn(self._path, _deadline(self._timeout))
+                conn = _connect(self._paths, _deadline(self._timeout))
             except (Unreachable, Timeout, OSError) as e:
                 self.last_error = e
-                if isinstance(e, Unreachable) and e.permission_denied:
+                if isinstance(e, Unreachable) and e.lasting:
+                    # no permission: waiting does not mend it. Raised to the consumer at
+                    # once; tried again (after the back-off) when the consumer asks again
                     self._post_error(e)
+                    if self._wait_asked():
+                        return
                 if self._sleep(backoff.next_delay()):
                     return
                 continue

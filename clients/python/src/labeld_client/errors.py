@@ -49,18 +49,37 @@ class ClientError(Exception):
 class Unreachable(ClientError):
     """The socket could not be connected to.
 
-    ``permission_denied`` tells a missing permission (never "start it") from a
-    daemon that is not running; ``group`` is the socket's group when it was known.
+    ``not_running`` (nothing listens at ``path``: ENOENT, ECONNREFUSED) and
+    ``permission_denied`` (EACCES, EPERM: never "start it") tell the two usual causes
+    apart; neither is set for anything else (``errno``). ``group`` is the socket's group
+    when it was known.
     """
 
     def __init__(
-        self, message: str, *, path: str, permission_denied: bool = False, group: str | None = None
+        self,
+        message: str,
+        *,
+        path: str,
+        permission_denied: bool = False,
+        group: str | None = None,
+        not_running: bool = False,
+        errno: int | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.path = path
         self.permission_denied = permission_denied
         self.group = group
+        self.not_running = not_running
+        self.errno = errno
+
+    @property
+    def lasting(self) -> bool:
+        """Whether waiting cannot mend it: labeld may come back, but a missing permission
+        does not come by itself (a new group takes a new login). Streams and job
+        sequences raise a lasting one at once and keep trying after any other (the Swift
+        kit's ``Unreachable.isLasting``)."""
+        return self.permission_denied
 
 
 class ConnectionLost(ClientError):
@@ -234,10 +253,13 @@ def error_from_wire(error: Any) -> LabeldError:
 # --- connect errors -------------------------------------------------------------------
 
 
-def not_running_message(path: str) -> str:
+def not_running_message(path: str, detail: str | None = None) -> str:
+    """The message for ENOENT/ECONNREFUSED on connect (``detail``: the system's words),
+    as the Swift kit's ``Unreachable.description`` says it."""
+    why = f": {detail}" if detail else ""
     return (
-        f"labeld is not running at {path} (start it: `make run` in a clone of labeld, "
-        "or `systemctl start labeld`)"
+        f"cannot reach labeld at {path}{why}: labeld is not running there "
+        "(start it with 'systemctl start labeld', or 'make run' in a clone)"
     )
 
 
@@ -292,6 +314,7 @@ def _socket_owner_group(path: str) -> tuple[int | None, str | None, str | None]:
 def unreachable_error(path: str, exc: OSError) -> Unreachable:
     """The :class:`Unreachable` for a failed connect() to ``path``."""
     code = exc.errno
+    reason = exc.strerror or (os.strerror(code) if code else str(exc))
     if code in (_errno.EACCES, _errno.EPERM):
         mode, group, directory = _socket_owner_group(path)
         return Unreachable(
@@ -299,8 +322,8 @@ def unreachable_error(path: str, exc: OSError) -> Unreachable:
             path=path,
             permission_denied=True,
             group=group,
+            errno=code,
         )
-    if code in (_errno.ENOENT, _errno.ECONNREFUSED, _errno.ENOTDIR):
-        return Unreachable(not_running_message(path), path=path)
-    reason = exc.strerror or str(exc)
-    return Unreachable(f"cannot connect to labeld's socket {path}: {reason}", path=path)
+    if code in (_errno.ENOENT, _errno.ECONNREFUSED):
+        return Unreachable(not_running_message(path, reason), path=path, not_running=True, errno=code)
+    return Unreachable(f"cannot reach labeld at {path}: {reason}", path=path, errno=code)
