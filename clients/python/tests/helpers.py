@@ -268,3 +268,108 @@ class BridgeIter:
         if item is done:
             raise StopIteration
         return item
+
+
+class Relay:
+    """A Unix socket in front of labeld's that forwards every connection both ways, except
+    one: once ``arm()``-ed, the next connection whose first request is an alerts
+    ``subscribe`` is held (not forwarded) until ``release()``: a stream whose subscribe
+    labeld has not answered yet, for as long as a test needs."""
+
+    def __init__(self, target: str) -> None:
+        import os
+        import socket
+        import tempfile
+
+        self.target = target
+        self.dir = tempfile.mkdtemp(prefix="lbr", dir="/tmp")
+        self.path = os.path.join(self.dir, "relay.sock")
+        self._srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._srv.bind(self.path)
+        self._srv.listen(16)
+        self._armed = False
+        self._lock = threading.Lock()
+        self.held = threading.Event()
+        self._released = threading.Event()
+        self._socks: list[socket.socket] = []
+        threading.Thread(target=self._accept, name="relay", daemon=True).start()
+
+    def arm(self) -> None:
+        with self._lock:
+            self._armed = True
+            self.held.clear()
+            self._released.clear()
+
+    def release(self) -> None:
+        self._released.set()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._srv.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), name="relay-conn", daemon=True).start()
+
+    def _serve(self, client: Any) -> None:
+        import socket
+
+        upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        with self._lock:
+            self._socks += [client, upstream]
+        try:
+            upstream.connect(self.target)
+            first = b""
+            while b"\n" not in first:
+                chunk = client.recv(65536)
+                if not chunk:
+                    return
+                first += chunk
+            with self._lock:
+                hold = self._armed and b'"subscribe"' in first and b'"alerts"' in first
+                if hold:
+                    self._armed = False
+            if hold:
+                self.held.set()
+                self._released.wait(30)
+            upstream.sendall(first)
+            threading.Thread(target=self._pump, args=(client, upstream), daemon=True).start()
+            self._pump(upstream, client)
+        except OSError:
+            pass
+        finally:
+            client.close()
+            upstream.close()
+
+    @staticmethod
+    def _pump(src: Any, dst: Any) -> None:
+        import socket
+
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        try:
+            dst.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        import shutil
+        import socket
+
+        self._released.set()
+        self._srv.close()
+        with self._lock:
+            socks, self._socks = self._socks, []
+        for s in socks:
+            try:
+                s.shutdown(socket.SHUT_RDWR)  # wakes a pump blocked in recv
+            except OSError:
+                pass
+            s.close()
+        shutil.rmtree(self.dir, ignore_errors=True)

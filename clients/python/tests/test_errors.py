@@ -495,20 +495,20 @@ def test_streams_keep_trying_while_labeld_is_not_running(tmp_path: Any) -> None:
     stream = client.alerts()
     try:
         with pytest.raises(Timeout):
-            stream.next(timeout=0.5)
+            stream.next(timeout=0.3)
         first = wait_for("a failed attempt", lambda: stream.last_error)
         assert isinstance(first, Unreachable) and first.not_running
         wait_for("another attempt", lambda: stream.last_error is not first, timeout=5)
     finally:
         stream.close()
     with pytest.raises(Timeout):
-        client.wait_job(1, timeout=0.5)
+        client.wait_job(1, timeout=0.3)
 
     async def main() -> None:
         async with AsyncClient(path, timeout=5) as ac:
             s = ac.alerts()
             with pytest.raises(Timeout):
-                await s.next(timeout=0.5)
+                await s.next(timeout=0.3)
             seen = s.last_error
             assert isinstance(seen, Unreachable) and seen.not_running
             for _ in range(100):
@@ -517,7 +517,7 @@ def test_streams_keep_trying_while_labeld_is_not_running(tmp_path: Any) -> None:
                 await asyncio.sleep(0.05)
             assert s.last_error is not seen, "the stream tried again"
             with pytest.raises(Timeout):
-                await ac.wait_job(1, timeout=0.5)
+                await ac.wait_job(1, timeout=0.3)
 
     run_async(main(), 20)
 
@@ -819,8 +819,19 @@ def test_a_line_past_64_mib_is_refused(fake: Any) -> None:
     d = fake(handle)
     with pytest.raises(ProtocolViolation) as e:
         Client(d.path, timeout=20).hello()
-    assert "longer than" in str(e.value)
+    assert f"longer than {64 << 20} bytes" in str(e.value)
     assert sent[0] < 80 << 20, "the kit stopped reading at the limit"
+
+    sent[0] = 0
+
+    async def main() -> None:
+        async with AsyncClient(d.path, timeout=20) as ac:
+            with pytest.raises(ProtocolViolation) as e2:
+                await ac.hello()
+            assert f"longer than {64 << 20} bytes" in str(e2.value)
+
+    run_async(main(), 30)
+    assert sent[0] < 80 << 20, "the asyncio kit stopped reading at the limit"
 
 
 def test_answer_and_close_while_a_big_request_is_sent(fake: Any) -> None:

@@ -21,6 +21,7 @@ from helpers import (
     ZPL,
     Background,
     Bridge,
+    Relay,
     Toggler,
     journal,
     seqs,
@@ -31,6 +32,7 @@ from helpers import (
 
 from labeld_client import (
     Alert,
+    AsyncClient,
     Client,
     ClientError,
     Gap,
@@ -209,6 +211,68 @@ def test_b_save_failure_delivered_once_and_raised(
     assert seqs(rest) == sorted(seqs(rest))
     delivered = set(seqs(items))
     assert delivered == {r[0] for r in journal(labeld.db_path or "")}
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_b_offer_before_the_stream_is_live(labeld: LabeldInstance, flavour: str) -> None:
+    """A failed save answered while a brand-new stream still waits for labeld's answer to
+    its subscribe (held by a relay): an alert cleared before the stream's start is never
+    handed out, since its clearing would never follow; one still active comes once, from
+    the snapshot, and its clearing follows."""
+    admin = labeld.client()
+    admin.save_product(ProductInput(sku="EDIT", name="v1"))
+    relay = Relay(labeld.socket_path)
+    kit: Any = (
+        Client(relay.path, timeout=10)
+        if flavour == "sync"
+        else Bridge(lambda: AsyncClient(relay.path, timeout=10))
+    )
+    try:
+        # the alert is cleared before the stream starts
+        relay.arm()
+        stream = kit.alerts()
+        try:
+            assert relay.held.wait(10), "the stream's subscribe never came"
+            gone = conflict(kit, "EDIT")
+            admin.save_product(ProductInput(sku="EDIT", name="v2"), expected_version=1)  # clears it
+            relay.release()
+            admin.simulate("sim:zebra", "mediaEmpty")  # something the stream must show
+            items = take_until(
+                stream, lambda got: any(isinstance(i, Alert) and i.kind == "printerError" for i in got)
+            )
+            assert [(i.id, i.state) for i in items if isinstance(i, Alert)] == [
+                ("printerError:sim:zebra", "active")
+            ], f"the failed save ({gone.seq}) was handed out: {items}"
+            with pytest.raises(Timeout):
+                stream.next(timeout=0.3)
+        finally:
+            stream.close()
+
+        # the alert is still active when the stream starts
+        relay.arm()
+        stream = kit.alerts()
+        try:
+            assert relay.held.wait(10), "the stream's subscribe never came"
+            kept = conflict(kit, "EDIT")
+            relay.release()
+            items = take_until(stream, lambda got: kept.seq in seqs(got))
+            admin.save_product(ProductInput(sku="EDIT", name="v3"), expected_version=2)  # clears it
+            items += take_until(
+                stream, lambda got: any(isinstance(i, Alert) and i.id == kept.id for i in got)
+            )
+            with pytest.raises(Timeout):
+                stream.next(timeout=0.3)
+        finally:
+            stream.close()
+        assert [(i.id, i.state) for i in items if isinstance(i, Alert)] == [
+            ("printerError:sim:zebra", "active"),  # the snapshot, in seq order
+            (kept.id, "active"),
+            (kept.id, "cleared"),
+        ], items
+        assert seqs(items).count(kept.seq) == 1
+    finally:
+        kit.close()
+        relay.close()
 
 
 def test_b_live_save_failure_once(kit: Any, labeld: LabeldInstance) -> None:
