@@ -31,6 +31,9 @@ final class OfferInbox: Sendable {
     var tokens = 0
   }
   private let state = Mutex(State())
+  /// Where the waits' timers fire: a queue of the kit's own (Dispatch's global queue has
+  /// as many threads as cores, which blocking work elsewhere in the app may hold).
+  private static let timers = DispatchQueue(label: "LabelKit.backoff")
 
   func post(_ event: AlertEvent) {
     let sleeper = state.withLock { s in
@@ -64,7 +67,7 @@ final class OfferInbox: Sendable {
           return true
         }
         guard waitNow else { return continuation.resume() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + duration.dispatchInterval) {
+        Self.timers.asyncAfter(deadline: .now() + duration.dispatchInterval) {
           self.wake(token)
         }
       }
