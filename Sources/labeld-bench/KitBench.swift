@@ -67,14 +67,42 @@ func rawRoundTrips(_ socket: String, line: [UInt8], count: Int) throws -> [UInt6
   var sync: [UInt64] = []
   var kit: [UInt64] = []
   var typed: [UInt64] = []
+  var framed: [UInt64] = []
+  var rawKept: [UInt64] = []
+  let keptFD = try UnixSocket.connect(path: socket)
+  var parsed: [UInt64] = []
   for r in 0...rounds {
     progress("round \(r) of \(rounds): \(round) calls each way")
     let rawRound = try rawRoundTrips(socket, line: hello, count: round)
+    var rawSame: [UInt64] = []
+    var buf = [UInt8](repeating: 0, count: 65536)
+    for _ in 0..<round {
+      let t = now()
+      _ = hello.withUnsafeBytes { write(keptFD, $0.baseAddress, $0.count) }
+      while true {
+        let n = read(keptFD, &buf, buf.count)
+        if n <= 0 || buf[n - 1] == 0x0A { break }
+      }
+      rawSame.append(now() - t)
+    }
+    rawKept += rawSame
     var syncRound: [UInt64] = []
     for _ in 0..<round {
       let t = now()
       _ = try connection.call("hello")
       syncRound.append(now() - t)
+    }
+    for _ in 0..<round {
+      let t = now()
+      try connection.sendRaw(hello)
+      _ = try connection.readLine()
+      framed.append(now() - t)
+    }
+    for _ in 0..<round {
+      let t = now()
+      try connection.sendRaw(hello)
+      _ = try JSONValue.parse(try connection.readLine())
+      parsed.append(now() - t)
     }
     let (kitRound, typedRound) = try runAsync { () async throws -> ([UInt64], [UInt64]) in
       var untyped: [UInt64] = []
@@ -122,6 +150,9 @@ func rawRoundTrips(_ socket: String, line: [UInt8], count: Int) throws -> [UInt6
     | `hello`, one client, one call at a time (\(raw.count) each, interleaved) | median ms | p99 ms | median vs raw |
     |---|---|---|---|
     \(row("raw socket (write the line, read to its newline)", raw))
+    \(row("raw socket, one connection for every round", rawKept.sorted()))
+    \(row("`BlockingConnection` framing only (`sendRaw`, `readLine`)", framed.sorted()))
+    \(row("the same, and the answer parsed (`JSONValue.parse`)", parsed.sorted()))
     \(row("`BlockingConnection.call` (labelctl's)", sync))
     \(row("`LabeldClient.call` (async, the app's)", kit))
     \(row("`LabeldClient.hello()` (typed result)", typed))
