@@ -23,6 +23,14 @@ import Testing
     return binary
   }
 
+  /// labeld with the default simulated printers and the demo products of seeds/.
+  static func seededDaemon() throws -> DaemonProcess {
+    try DaemonProcess(
+      DaemonProcess.defaultArguments + [
+        "--seed", ReadmeTourTests.root.appendingPathComponent("seeds").path,
+      ])
+  }
+
   static func run(_ binary: String, _ arguments: [String]) throws -> (Int32, [String]) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
@@ -37,10 +45,7 @@ import Testing
 
   @Test func theSheetsTwoAlerts_areBothShown_oneAfterTheOther_eachOnce() throws {
     let binary = try Self.standIn()
-    let d = try DaemonProcess(
-      DaemonProcess.defaultArguments + [
-        "--seed", ReadmeTourTests.root.appendingPathComponent("seeds").path,
-      ])
+    let d = try Self.seededDaemon()
     defer { d.stop() }
     #expect(try d.ctl("simulate", "sim:ql", "coverOpen").status == 0)
     // The seed's scenario: the printer is faulted and, while the sheet was open, someone
@@ -67,10 +72,7 @@ import Testing
 
   @Test func aGoodSave_printsTheLabel() throws {
     let binary = try Self.standIn()
-    let d = try DaemonProcess(
-      DaemonProcess.defaultArguments + [
-        "--seed", ReadmeTourTests.root.appendingPathComponent("seeds").path,
-      ])
+    let d = try Self.seededDaemon()
     defer { d.stop() }
     let (status, lines) = try Self.run(
       binary,

@@ -235,6 +235,15 @@ import Testing
     }
   }
 
+  /// A labeld that overflows a subscriber 16 messages behind, keeps `retention` alert
+  /// events, and has two ZPL printers, sim:a and sim:b.
+  static func smallQueueDaemon(retention: Int) throws -> DaemonProcess {
+    try DaemonProcess([
+      "--max-queued-messages", "16", "--alert-retention", String(retention), "--simulate",
+      "a=zpl", "--simulate", "b=zpl",
+    ])
+  }
+
   /// Waits until labeld has overflowed a connection (its log says so).
   static func overflowed(_ d: DaemonProcess) async -> Bool {
     await eventually("labeld overflows the consumer") { d.log.contains("overflowed") }
@@ -244,11 +253,7 @@ import Testing
   /// labeld no longer holds when the stream comes back, is named in `ended`.
   @Test func gapInsideAStream_namesTheAlertThatEndedUnseen() async throws {
     try await onKitExecutor {
-      let d = try DaemonProcess(
-        [
-          "--alert-retention", "4", "--max-queued-messages", "16", "--simulate", "a=zpl",
-          "--simulate", "b=zpl",
-        ])
+      let d = try Self.smallQueueDaemon(retention: 4)
       defer { d.stop() }
       let client = LabeldClient(socketPath: d.socketPath)
       _ = try await client.simulate(printer: "sim:a", fault: .coverOpen)
@@ -287,11 +292,7 @@ import Testing
   /// order.
   @Test func slowConsumer_isOverflowed_andLosesNothing() async throws {
     try await onKitExecutor {
-      let d = try DaemonProcess(
-        [
-          "--max-queued-messages", "16", "--alert-retention", "100000", "--simulate", "a=zpl",
-          "--simulate", "b=zpl",
-        ])
+      let d = try Self.smallQueueDaemon(retention: 100_000)
       defer { d.stop() }
       let client = LabeldClient(socketPath: d.socketPath)
       var iterator = client.alerts(since: 0).makeAsyncIterator()
