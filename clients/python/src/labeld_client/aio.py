@@ -7,51 +7,22 @@ import os
 import socket
 import time
 import weakref
-from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from . import _methods as m
-from ._wire import (
-    READ_CHUNK,
-    Backoff,
-    LineBuffer,
-    decode_message,
-    encode_request,
-    is_read_only,
-    socket_candidates,
-)
-from .alerts import AlertSync, Emit, ResumeFileError, load_resume_file, store_resume_file
-from .client import DEFAULT_TIMEOUT, _DEFAULT, _lost
-from .errors import (
-    ClientError,
-    LabeldError,
-    ProtocolViolation,
-    SaveFailed,
-    Timeout,
-    Unreachable,
-    error_from_wire,
-    unreachable_error,
-)
-from .jobs import JobProgress
+from ._common import DEFAULT, DEFAULT_TIMEOUT, AsyncClosing, Candidates, Eof, NotSent, Overflow, Retry
+from ._common import answer, connect_failed, deadline_in, paced
+from ._streams import StreamCore
+from ._wire import READ_CHUNK, LineBuffer, decode_message, encode_request, socket_candidates
+from .errors import ClientError, ProtocolViolation, Timeout, Unreachable
+from .jobs import JobWatch
 from .models import Alert, Gap, HelloResult, Job, Page, Printer, Product, RenderResult, SaveResult
 
 __all__ = ["AsyncClient", "AsyncAlertStream"]
 
 JSONObject = dict[str, Any]
-
-
-class _Eof(Exception):
-    pass
-
-
-class _NotSent(Exception):
-    pass
-
-
-def _deadline(timeout: float | None) -> float | None:
-    return None if timeout is None else time.monotonic() + timeout
+T = TypeVar("T")
 
 
 def _remaining(deadline: float | None) -> float | None:
@@ -65,12 +36,9 @@ async def _open_socket(path: str, deadline: float | None) -> socket.socket:
     try:
         async with asyncio.timeout(_remaining(deadline)):
             await loop.sock_connect(sock, path)
-    except TimeoutError:
+    except OSError as e:  # TimeoutError too
         sock.close()
-        raise Timeout(f"connecting to labeld at {path} timed out") from None
-    except OSError as e:
-        sock.close()
-        raise unreachable_error(path, e) from None
+        raise connect_failed(path, e) from None
     except BaseException:
         sock.close()
         raise
@@ -78,36 +46,30 @@ async def _open_socket(path: str, deadline: float | None) -> socket.socket:
 
 
 async def _open_first(paths: list[str], deadline: float | None) -> tuple[socket.socket, str]:
-    """A socket connected to the first of ``paths`` where labeld listens, and that path (see
-    ``client._connect``: "not running" moves on, anything else is raised at once, and
-    when none answers, the first path's failure)."""
-    first: Unreachable | None = None
+    """A socket connected to the first of ``paths`` where labeld listens, and that path
+    (see Candidates)."""
+    tried = Candidates()
     for path in paths:
         try:
             return await _open_socket(path, deadline), path
         except Unreachable as e:
-            if not e.not_running:
-                raise
-            if first is None:
-                first = e
-    if first is None:
-        raise Unreachable("no socket path to reach labeld at", path="")
-    raise first
+            tried.failed(e)
+    raise tried.none_answered()
 
 
 async def _send(sock: socket.socket, data: bytes) -> None:
-    """Send all of ``data``; _NotSent when the connection was dead before any byte went."""
+    """Send all of ``data``; NotSent when the connection was dead before any byte went."""
     try:
         n = sock.send(data)
     except BlockingIOError:
         n = 0
     except OSError as e:
-        raise _NotSent() from e
+        raise NotSent() from e
     if n < len(data):
         try:
             await asyncio.get_running_loop().sock_sendall(sock, data[n:])
         except OSError as e:
-            raise _Eof() from e
+            raise Eof() from e
 
 
 class _Pull:
@@ -138,9 +100,9 @@ class _Pull:
             except TimeoutError:
                 raise Timeout("no answer from labeld in time") from None
             except OSError as e:
-                raise _Eof() from e
+                raise Eof() from e
             if not data:
-                raise _Eof()
+                raise Eof()
             self.buf.feed(data)
 
 
@@ -178,7 +140,7 @@ class _Main(asyncio.Protocol):
         return False  # the transport closes; connection_lost fails what is pending
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._fail(_Eof())
+        self._fail(Eof())
 
     def _dispatch(self, msg: JSONObject) -> None:
         if "method" in msg and "id" not in msg:
@@ -200,11 +162,11 @@ class _Main(asyncio.Protocol):
     def close(self, exc: BaseException | None = None) -> None:
         if self.transport is not None:
             self.transport.abort()
-        self._fail(exc or _Eof())
+        self._fail(exc or Eof())
 
     def register(self) -> tuple[int, asyncio.Future[JSONObject]]:
         if self.closed:
-            raise _NotSent()
+            raise NotSent()
         rid = self.next_id
         self.next_id += 1
         fut: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
@@ -215,15 +177,15 @@ class _Main(asyncio.Protocol):
         t = self.transport
         if self.closed or t is None or t.is_closing():
             self.pending.pop(rid, None)
-            raise _NotSent()
+            raise NotSent()
         t.write(encode_request(rid, method, params))
         if t.is_closing():
             # the write failed at once (labeld went away before): none of it was sent
             self.pending.pop(rid, None)
-            raise _NotSent()
+            raise NotSent()
 
 
-class AsyncClient:
+class AsyncClient(AsyncClosing):
     """The asyncio labeld client; calls from several tasks may overlap on its one
     connection (opened on first use, reopened after it drops).
 
@@ -267,15 +229,7 @@ class AsyncClient:
             self._conn.close()
             self._conn = None
 
-    async def __aenter__(self) -> AsyncClient:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def _aexit(self, ok: bool) -> None:
         await self.close()
 
     # --- calls ---------------------------------------------------------------------
@@ -285,24 +239,19 @@ class AsyncClient:
         return await self.request(method, params)
 
     async def request(
-        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: Any = _DEFAULT
+        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: Any = DEFAULT
     ) -> JSONObject:
         """Like :meth:`call`, with params as a mapping and an optional per-call timeout."""
-        t: float | None = self.timeout if timeout is _DEFAULT else timeout
-        deadline = _deadline(t)
+        t: float | None = self.timeout if timeout is DEFAULT else timeout
+        deadline = deadline_in(t)
         if self._closed:
             raise ClientError("the client is closed")
         msg = await self._exchange(method, dict(params) if params else None, deadline)
-        if "error" in msg:
-            err = error_from_wire(msg["error"])
-            if isinstance(err, SaveFailed) and err.alert is not None:
-                for s in list(self._streams):
-                    s._offer(err.alert)
-            raise err
-        result = msg.get("result")
-        if not isinstance(result, dict):
-            raise ProtocolViolation(f"{method}: the result is not an object: {result!r:.200}")
-        return result
+        return answer(method, msg, self._offer)
+
+    def _offer(self, alert: Alert) -> None:
+        for s in list(self._streams):
+            s._offer(alert)
 
     async def _connection(self, deadline: float | None) -> _Main:
         conn = self._conn
@@ -326,18 +275,15 @@ class AsyncClient:
             return conn
 
     async def _exchange(self, method: str, params: JSONObject | None, deadline: float | None) -> JSONObject:
-        retried = False
-        fresh_tries = 0
+        retry = Retry(method)
         while True:
             conn = await self._connection(deadline)
             try:
                 rid, fut = conn.register()
                 conn.send(rid, method, params)
-            except _NotSent:
-                conn.close()
-                fresh_tries += 1
-                if fresh_tries > 1:
-                    raise _lost(conn.path, method) from None
+            except NotSent:
+                conn.close()  # a connection that died before (labeld restarted)
+                retry.not_sent(conn.path)
                 continue
             try:
                 async with asyncio.timeout(_remaining(deadline)):
@@ -345,38 +291,36 @@ class AsyncClient:
             except TimeoutError:
                 conn.pending.pop(rid, None)
                 raise Timeout(f"{method}: no answer from labeld in time") from None
-            except _Eof:
-                if is_read_only(method) and not retried:
-                    retried = True
-                    continue
-                raise _lost(conn.path, method) from None
+            except Eof:
+                retry.answer_lost(conn.path)
+                continue
             except asyncio.CancelledError:
                 conn.pending.pop(rid, None)
                 raise
 
-    # --- typed helpers -------------------------------------------------------------
+    # --- typed helpers (what each sends and returns: _methods) ----------------------
+
+    async def _typed(self, call: m.Call[T]) -> T:
+        return call.result(await self.request(call.method, call.params))
 
     async def hello(self, client: str | None = "labeld_client (python, asyncio)") -> HelloResult:
-        return m.hello(await self.request("hello", {"client": client} if client is not None else None))
+        return await self._typed(m.hello(client))
 
     async def printers(self) -> list[Printer]:
-        return m.printers(await self.request("printers.list"))
+        return await self._typed(m.printers())
 
     async def printer(self, printer_id: str) -> Printer:
-        return m.printer(await self.request("printers.get", {"printer": printer_id}))
+        return await self._typed(m.printer(printer_id))
 
     async def refresh_printers(self) -> list[Printer]:
-        return m.printers(await self.request("printers.refresh"), "printers.refresh")
+        return await self._typed(m.refresh_printers())
 
     async def simulate(self, printer: str, fault: str | None) -> Printer:
         """Give simulated printer ``printer`` the fault ``fault`` (None clears it)."""
-        return m.printer(
-            await self.request("printers.simulate", {"printer": printer, "fault": fault}),
-            "printers.simulate",
-        )
+        return await self._typed(m.simulate(printer, fault))
 
     async def products(self, limit: int | None = None, after: str | None = None) -> Page[Product]:
-        return m.products_page(await self.request("products.list", m.page_params(limit, after)))
+        return await self._typed(m.products(limit, after))
 
     async def all_products(self, page_size: int = 500) -> AsyncIterator[Product]:
         after: str | None = None
@@ -389,7 +333,7 @@ class AsyncClient:
             after = str(page.next)
 
     async def product(self, sku: str) -> Product:
-        return m.product(await self.request("products.get", {"sku": sku}))
+        return await self._typed(m.product(sku))
 
     async def save_product(
         self,
@@ -397,25 +341,19 @@ class AsyncClient:
         expected_version: int | None = None,
         print: Mapping[str, Any] | None = None,  # noqa: A002 - the protocol's name
     ) -> SaveResult:
-        return m.save_result(
-            await self.request(
-                "products.save", m.save_product_params(product, expected_version, print)
-            )
-        )
+        return await self._typed(m.save_product(product, expected_version, print))
 
     async def delete_product(self, sku: str) -> bool:
-        return (await self.request("products.delete", {"sku": sku})).get("deleted") is True
+        return await self._typed(m.delete_product(sku))
 
     async def templates(self, limit: int | None = None, after: str | None = None) -> Page[JSONObject]:
-        return m.templates_page(await self.request("templates.list", m.page_params(limit, after)))
+        return await self._typed(m.templates(limit, after))
 
     async def template(self, name: str) -> JSONObject:
-        return m.template(await self.request("templates.get", {"name": name}))
+        return await self._typed(m.template(name))
 
     async def save_template(self, template: Mapping[str, Any]) -> JSONObject:
-        return m.template(
-            await self.request("templates.save", {"template": dict(template)}), "templates.save"
-        )
+        return await self._typed(m.save_template(template))
 
     async def render(
         self,
@@ -427,11 +365,7 @@ class AsyncClient:
         format: str = "png",  # noqa: A002 - the protocol's name
         dpi: int | None = None,
     ) -> RenderResult:
-        return m.render_result(
-            await self.request(
-                "labels.render", m.render_params(template, sku, data, printer, language, format, dpi)
-            )
-        )
+        return await self._typed(m.render(template, sku, data, printer, language, format, dpi))
 
     async def submit(
         self,
@@ -444,19 +378,14 @@ class AsyncClient:
         document: bytes | str | None = None,
         document_format: str = "native",
     ) -> Job:
-        return m.job(
-            await self.request(
-                "jobs.submit",
-                m.submit_params(printer, copies, template, sku, data, document, document_format),
-            ),
-            "jobs.submit",
-        )
+        call = m.submit(printer, copies, template, sku, data, document, document_format)
+        return await self._typed(call)
 
     async def job(self, job_id: int) -> Job:
-        return m.job(await self.request("jobs.get", {"job": job_id}))
+        return await self._typed(m.job(job_id))
 
     async def cancel(self, job_id: int) -> Job:
-        return m.job(await self.request("jobs.cancel", {"job": job_id}), "jobs.cancel")
+        return await self._typed(m.cancel(job_id))
 
     async def jobs(
         self,
@@ -465,18 +394,16 @@ class AsyncClient:
         limit: int | None = None,
         after: int | None = None,
     ) -> Page[Job]:
-        return m.jobs_page(
-            await self.request("jobs.list", m.jobs_params(printer, states, limit, after))
-        )
+        return await self._typed(m.jobs(printer, states, limit, after))
 
     async def active_alerts(self) -> list[Alert]:
-        return [Alert.from_json(a) for a in m.alerts_list(await self.request("alerts.active"))]
+        return await self._typed(m.active_alerts())
 
     async def dismiss(self, alert_id: str) -> bool:
-        return m.dismissed(await self.request("alerts.dismiss", {"id": alert_id}))
+        return await self._typed(m.dismiss(alert_id))
 
     async def devices(self) -> JSONObject:
-        return await self.request("devices.list")
+        return await self._typed(m.devices())
 
     # --- streams -------------------------------------------------------------------
 
@@ -500,11 +427,11 @@ class AsyncClient:
         reconnects (while labeld is not running, it keeps trying). ``timeout`` bounds the
         whole sequence (Timeout), None: no bound. An :class:`Unreachable` for a socket this
         user may not open is raised at once."""
-        return self._job_updates(job_id, _deadline(timeout))
+        return self._job_updates(job_id, deadline_in(timeout))
 
     async def wait_job(self, job_id: int, timeout: float | None = None) -> Job:
         """The job once it is completed, canceled or aborted (Timeout after ``timeout``)."""
-        gen = self._job_updates(job_id, _deadline(timeout))
+        gen = self._job_updates(job_id, deadline_in(timeout))
         try:
             async for job in gen:
                 if job.terminal:
@@ -516,65 +443,42 @@ class AsyncClient:
     async def _job_updates(
         self, job_id: int, deadline: float | None
     ) -> AsyncGenerator[Job, None]:
-        progress = JobProgress(job_id)
-        backoff = Backoff()
+        watch = JobWatch(job_id)
         while True:
             try:
                 conn = _Pull((await _open_first(self.socket_paths, deadline))[0])
             except Unreachable as e:
                 if e.lasting:
                     raise  # no permission: waiting does not mend it
-                await _sleep_within(backoff.next_delay(), deadline, e)
+                await _sleep_within(watch.backoff.next_delay(), deadline, e)
                 continue
-            overflow = False
             try:
-                await conn.send(encode_request(1, "subscribe", {"topics": ["jobs"]}))
+                await conn.send(watch.subscribe())
                 while True:
-                    msg = await conn.read_message(deadline)
-                    if msg.get("id") == 1 and "method" not in msg:
-                        break
-                if "error" in msg:
-                    raise error_from_wire(msg["error"])
-                backoff.reset()
-                await conn.send(encode_request(2, "jobs.get", {"job": job_id}))
-                while True:
-                    msg = await conn.read_message(deadline)
-                    if msg.get("id") == 2 and "method" not in msg:
-                        if "error" in msg:
-                            raise error_from_wire(msg["error"])
-                        result = msg.get("result")
-                        if not isinstance(result, dict):
-                            raise ProtocolViolation("jobs.get: the result is not an object")
-                        job = m.job(result)
-                    elif msg.get("method") == "job":
-                        job = Job.from_json(msg.get("params"))
-                    elif msg.get("method") == "overflow":
-                        overflow = True
-                        break
-                    else:
-                        continue
-                    if progress.accept(job):
-                        yield job
-                        if progress.done:
+                    out = watch.on_message(await conn.read_message(deadline))
+                    if isinstance(out, bytes):
+                        await conn.send(out)
+                    elif out is not None:
+                        yield out
+                        if watch.done:
                             return
-            except (_Eof, _NotSent, ProtocolViolation):
+            except Overflow:
+                continue  # at once: labeld dropped this reader for being slow
+            except (Eof, NotSent, ProtocolViolation):
                 pass  # reconnect (after a back-off) and catch up with jobs.get
             finally:
                 conn.close()
-            if not overflow:
-                await _sleep_within(backoff.next_delay(), deadline, None)
+            await _sleep_within(watch.backoff.next_delay(), deadline, None)
 
 
 async def _sleep_within(delay: float, deadline: float | None, cause: BaseException | None) -> None:
-    if deadline is not None and time.monotonic() + delay > deadline:
-        remaining = deadline - time.monotonic()
-        if remaining > 0:
-            await asyncio.sleep(remaining)
-        raise Timeout("labeld did not answer in time") from cause
-    await asyncio.sleep(delay)
+    pause, late = paced(delay, deadline)
+    await asyncio.sleep(pause)
+    if late is not None:
+        raise late from cause
 
 
-class AsyncAlertStream:
+class AsyncAlertStream(AsyncClosing):
     """An async iterator of :class:`Alert` and :class:`Gap` items (see
     ``AsyncClient.alerts``). A task of its own reads the stream's connection (started at
     once when created in a running loop, else by the first ``__anext__``), reconnecting
@@ -594,17 +498,9 @@ class AsyncAlertStream:
         self._client_ref = weakref.ref(client)
         self._paths = client.socket_paths
         self._timeout = client.timeout
-        self._resume = os.fspath(resume_file) if resume_file is not None else None
-        position = since
-        if position is None and self._resume is not None:
-            position = load_resume_file(self._resume)
-        self._stored: int | None = position
-        self._to_store: int | None = None
-        self._sync = AlertSync(position=position)
-        self._ready: deque[Emit] = deque()
-        self._error: ClientError | None = None
-        self._closed = False
+        self._core = StreamCore(since, resume_file, wake=self._wake, room=self._made_room)
         self._task: asyncio.Task[None] | None = None
+        # made in the loop that runs the stream (see _events)
         self._changed: asyncio.Event | None = None
         self._room: asyncio.Event | None = None
         # a consumer waiting in next(): what a reader stopped by a lasting error waits for
@@ -617,7 +513,7 @@ class AsyncAlertStream:
 
     @property
     def position(self) -> int | None:
-        return self._sync.position
+        return self._core.sync.position
 
     def _events(self) -> tuple[asyncio.Event, asyncio.Event]:
         if self._changed is None or self._room is None:
@@ -626,8 +522,16 @@ class AsyncAlertStream:
             self._asked = asyncio.Event()
         return self._changed, self._room
 
+    def _wake(self) -> None:
+        if self._changed is not None:
+            self._changed.set()
+
+    def _made_room(self) -> None:
+        if self._room is not None:
+            self._room.set()
+
     def _ensure_started(self) -> None:
-        if self._task is None and not self._closed:
+        if self._task is None and not self._core.closed:
             self._events()
             self._task = asyncio.get_running_loop().create_task(self._run())
 
@@ -642,25 +546,13 @@ class AsyncAlertStream:
     async def next(self, timeout: float | None = None) -> Alert | Gap:
         """The next item; raises Timeout after ``timeout`` seconds (None: waits)."""
         self._ensure_started()
-        changed, room = self._events()
-        deadline = _deadline(timeout)
-        if self._to_store is not None:
-            self._store(self._to_store)
-            self._to_store = None
+        changed, _ = self._events()
+        deadline = deadline_in(timeout)
         while True:
-            if self._ready:
-                emit = self._ready.popleft()
-                room.set()
-                if emit.item is None:
-                    if emit.position is not None:
-                        self._store(emit.position)
-                    continue
-                self._to_store = emit.position
-                return emit.item
-            if self._error is not None:
-                err, self._error = self._error, None
-                raise err
-            if self._closed:
+            item = self._core.take()
+            if item is not None:
+                return item
+            if self._core.closed:
                 raise StopAsyncIteration
             changed.clear()
             self._asking += 1
@@ -673,15 +565,6 @@ class AsyncAlertStream:
                 raise Timeout("no alert within the timeout") from None
             finally:
                 self._asking -= 1
-
-    def _store(self, position: int) -> None:
-        if self._resume is None or position == self._stored:
-            return
-        try:
-            store_resume_file(self._resume, position)
-        except OSError as e:
-            raise ResumeFileError(f"cannot write the alert resume file {self._resume}: {e}") from e
-        self._stored = position
 
     async def aclose(self, *, handled: bool = True) -> None:
         """Stop the stream and close its connection. With a resume file, the item handed
@@ -696,132 +579,77 @@ class AsyncAlertStream:
 
     def abort(self, *, handled: bool = False) -> None:
         """Stop at once (from synchronous code); see :meth:`aclose`."""
-        if self._closed:
+        if not self._core.close(handled):
             return
-        self._closed = True
-        if handled and self._to_store is not None:
-            try:
-                self._store(self._to_store)
-            except ResumeFileError:
-                pass
-            self._to_store = None
         if self._task is not None:
             self._task.cancel()
         if self._conn is not None:
             self._conn.close()
-        if self._changed is not None:
-            self._changed.set()
+        self._wake()
         client = self._client_ref()
         if client is not None:
             client._streams.discard(self)
 
-    async def __aenter__(self) -> AsyncAlertStream:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose(handled=exc_type is None)
+    async def _aexit(self, ok: bool) -> None:
+        await self.aclose(handled=ok)
 
     def _offer(self, alert: Alert) -> None:
-        if not self._closed:
-            self._push(self._sync.offer(alert))
+        self._core.offer(alert)
 
     # --- the reader task -----------------------------------------------------------
 
-    def _push(self, emits: list[Emit]) -> None:
-        if emits:
-            self._ready.extend(emits)
-            if self._changed is not None:
-                self._changed.set()
-
-    def _post_error(self, e: ClientError) -> None:
-        self._error = e
-        if self._changed is not None:
-            self._changed.set()
-
     async def _run(self) -> None:
-        backoff = Backoff()
-        while not self._closed:
+        core = self._core
+        while not core.closed:
             try:
-                self._conn = conn = _Pull((await _open_first(self._paths, _deadline(self._timeout)))[0])
+                self._conn = conn = _Pull((await _open_first(self._paths, deadline_in(self._timeout)))[0])
             except (Unreachable, Timeout, OSError) as e:
                 self.last_error = e
                 if isinstance(e, Unreachable) and e.lasting:
                     # no permission: waiting does not mend it. Raised to the consumer at
                     # once; tried again (after the back-off) when the consumer asks again
-                    self._post_error(e)
+                    core.post(e)
                     self._events()
                     assert self._asked is not None
-                    while not self._closed and (self._error is not None or self._asking == 0):
+                    while not core.closed and (core.error is not None or self._asking == 0):
                         self._asked.clear()
                         await self._asked.wait()
-                    if self._closed:
+                    if core.closed:
                         return
-                await asyncio.sleep(backoff.next_delay())
+                await asyncio.sleep(core.backoff.next_delay())
                 continue
             overflow = False
+            error: Exception | None = None
             try:
-                overflow = await self._session(conn, backoff)
-            except (_Eof, _NotSent, ClientError, OSError) as e:
-                self.last_error = e
-                if isinstance(e, LabeldError):
-                    self._post_error(e)  # labeld refused the subscribe: say so, try again
-            except Exception as e:  # a bug: tell the consumer, go on trying
-                self.last_error = e
-                err = ClientError(f"the alert stream failed: {e!r}")
-                err.__cause__ = e
-                self._post_error(err)
+                await self._session(conn)
+            except Overflow:
+                overflow = True
+            except Exception as e:
+                error = self.last_error = e
             finally:
                 conn.close()
                 self._conn = None
-                self._sync.on_disconnect()
-            if self._closed:
+                core.disconnected(error)
+            if core.closed:
                 return
             if overflow:
                 self.overflows += 1
                 continue
-            await asyncio.sleep(backoff.next_delay())
+            await asyncio.sleep(core.backoff.next_delay())
 
-    async def _session(self, conn: _Pull, backoff: Backoff) -> bool:
+    async def _session(self, conn: _Pull) -> None:
+        """Runs one connection until it ends (Overflow: labeld dropped it)."""
         _, room = self._events()
-        params = self._sync.subscribe_params()
+        core = self._core
+        request: bytes | None = core.subscribe()
         self.connects += 1
-        timeout = self._timeout
-        await conn.send(encode_request(1, "subscribe", params))
-        waiting: dict[int, str] = {1: "subscribe"}
-        answer_by = _deadline(timeout)
+        answer_by: float | None = None
         while True:
-            msg = await conn.read_message(answer_by if waiting else None)
-            method = msg.get("method")
-            if method is None:
-                rid = msg.get("id")
-                kind = waiting.pop(rid, None) if isinstance(rid, int) else None
-                if kind is None:
-                    continue
-                if "error" in msg:
-                    raise error_from_wire(msg["error"])
-                result = msg.get("result")
-                if kind == "subscribe":
-                    need_active, emits = self._sync.on_subscribed(result)
-                    self._push(emits)
-                    backoff.reset()
-                    if need_active:
-                        await conn.send(encode_request(2, "alerts.active", None))
-                        waiting[2] = "active"
-                        answer_by = _deadline(timeout)
-                else:
-                    if not isinstance(result, dict):
-                        raise ProtocolViolation("alerts.active: the result is not an object")
-                    snapshot = [Alert.from_json(a) for a in m.alerts_list(result)]
-                    self._push(self._sync.on_active(snapshot))
-            elif method == "alert":
-                self._push(self._sync.on_alert(Alert.from_json(msg.get("params"))))
-            elif method == "overflow":
-                return True
-            while len(self._ready) >= self.max_ready and not self._closed:
+            if request is not None:
+                await conn.send(request)
+                answer_by = deadline_in(self._timeout)
+            msg = await conn.read_message(answer_by if core.answer_due else None)
+            request = core.on_message(msg)
+            while len(core.ready) >= self.max_ready and not core.closed:
                 room.clear()
                 await room.wait()

@@ -10,69 +10,31 @@ import struct
 import threading
 import time
 import weakref
-from collections import deque
 from collections.abc import Generator, Iterator, Mapping
-from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from . import _methods as m
-from ._wire import (
-    READ_CHUNK,
-    Backoff,
-    LineBuffer,
-    decode_message,
-    encode_request,
-    is_read_only,
-    socket_candidates,
-)
-from .alerts import AlertSync, Emit, ResumeFileError, load_resume_file, store_resume_file
-from .errors import (
-    ClientError,
-    ConnectionLost,
-    LabeldError,
-    ProtocolViolation,
-    SaveFailed,
-    Timeout,
-    Unreachable,
-    error_from_wire,
-    unreachable_error,
-)
-from .jobs import JobProgress
+from ._common import DEFAULT, DEFAULT_TIMEOUT, Candidates, Closing, Eof, NotSent, Overflow, Retry
+from ._common import answer, connect_failed, deadline_in, paced
+from ._streams import StreamCore
+from ._wire import READ_CHUNK, LineBuffer, decode_message, encode_request, socket_candidates
+from .errors import ClientError, ProtocolViolation, Timeout, Unreachable
+from .jobs import JobWatch
 from .models import Alert, Gap, HelloResult, Job, Page, Printer, Product, RenderResult, SaveResult
 
 __all__ = ["Client", "AlertStream", "DEFAULT_TIMEOUT"]
-
-DEFAULT_TIMEOUT = 60.0
 
 _POLLIN = select.POLLIN | select.POLLPRI
 _POLLOUT = select.POLLOUT
 
 JSONObject = dict[str, Any]
-
-
-class _Default:
-    pass
-
-
-_DEFAULT: Any = _Default()
-
-
-def _deadline(timeout: float | None) -> float | None:
-    return None if timeout is None else time.monotonic() + timeout
+T = TypeVar("T")
 
 
 def _remaining_ms(deadline: float | None) -> int | None:
     if deadline is None:
         return None
     return max(0, math.ceil((deadline - time.monotonic()) * 1000))
-
-
-class _Eof(Exception):
-    """labeld closed the connection."""
-
-
-class _NotSent(Exception):
-    """The connection was found dead before any byte of the request went out."""
 
 
 class _Woken(Exception):
@@ -94,12 +56,9 @@ class _SyncConn:
             remaining = None if deadline is None else max(0.001, deadline - time.monotonic())
             sock.settimeout(remaining)
             sock.connect(path)
-        except TimeoutError:
+        except OSError as e:  # TimeoutError too
             sock.close()
-            raise Timeout(f"connecting to labeld at {path} timed out") from None
-        except OSError as e:
-            sock.close()
-            raise unreachable_error(path, e) from None
+            raise connect_failed(path, e) from None
         sock.settimeout(None)
         self.sock = sock
         self.fd = sock.fileno()
@@ -155,8 +114,8 @@ class _SyncConn:
                 self._bound(deadline)  # raises Timeout once the deadline has passed
             except OSError as e:
                 if sent == 0:
-                    raise _NotSent() from e
-                raise _Eof() from e
+                    raise NotSent() from e
+                raise Eof() from e
 
     def _send_polled(self, data: bytes, deadline: float | None) -> None:
         view = memoryview(data)
@@ -171,8 +130,8 @@ class _SyncConn:
                     raise Timeout("labeld did not take the request in time") from None
             except OSError as e:
                 if sent == 0:
-                    raise _NotSent() from e
-                raise _Eof() from e
+                    raise NotSent() from e
+                raise Eof() from e
 
     def read_message(self, deadline: float | None) -> JSONObject:
         buf = self.buf
@@ -196,40 +155,26 @@ class _SyncConn:
             except BlockingIOError:
                 continue  # SO_RCVTIMEO expired (_bound decides) or a spurious wake-up
             except OSError as e:
-                raise _Eof() from e
+                raise Eof() from e
             if not data:
-                raise _Eof()
+                raise Eof()
             if not buf.pending and data[-1:] == b"\n" and data.find(b"\n") == len(data) - 1:
                 return decode_message(data[:-1])  # the usual case: exactly one line
             buf.feed(data)
 
 
 def _connect(paths: list[str], deadline: float | None) -> _SyncConn:
-    """A connection to the first of ``paths`` where labeld listens. A path where it is not
-    running is passed over; any other failure (no permission: one to ask for, not to hide
-    behind the next path) is raised at once; when none answers, the first path's failure."""
-    first: Unreachable | None = None
+    """A connection to the first of ``paths`` where labeld listens (see Candidates)."""
+    tried = Candidates()
     for path in paths:
         try:
             return _SyncConn(path, deadline)
         except Unreachable as e:
-            if not e.not_running:
-                raise
-            if first is None:
-                first = e
-    if first is None:
-        raise Unreachable("no socket path to reach labeld at", path="")
-    raise first
+            tried.failed(e)
+    raise tried.none_answered()
 
 
-def _lost(path: str, method: str) -> ConnectionLost:
-    return ConnectionLost(
-        f"the connection to labeld at {path} closed before its answer to {method}: "
-        "the request may or may not have run; check with a get/list before retrying"
-    )
-
-
-class Client:
+class Client(Closing):
     """A blocking labeld client; calls from several threads are safe (they take turns
     on one connection, opened on first use and reopened after it drops).
 
@@ -268,15 +213,7 @@ class Client:
                 self._conn.close()
                 self._conn = None
 
-    def __enter__(self) -> Client:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def _exit(self, ok: bool) -> None:
         self.close()
 
     # --- calls ---------------------------------------------------------------------
@@ -286,10 +223,10 @@ class Client:
         return self._request(method, params or None, self.timeout)
 
     def request(
-        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: Any = _DEFAULT
+        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: Any = DEFAULT
     ) -> JSONObject:
         """Like :meth:`call`, with params as a mapping and an optional per-call timeout."""
-        t: float | None = self.timeout if timeout is _DEFAULT else timeout
+        t: float | None = self.timeout if timeout is DEFAULT else timeout
         return self._request(method, dict(params) if params else None, t)
 
     def _request(self, method: str, params: JSONObject | None, t: float | None) -> JSONObject:
@@ -306,19 +243,10 @@ class Client:
             msg = self._exchange(method, params, deadline)
         finally:
             self._lock.release()
-        if "error" in msg:
-            err = error_from_wire(msg["error"])
-            if isinstance(err, SaveFailed) and err.alert is not None:
-                self._offer(err.alert)
-            raise err
-        result = msg.get("result")
-        if not isinstance(result, dict):
-            raise ProtocolViolation(f"{method}: the result is not an object: {result!r:.200}")
-        return result
+        return answer(method, msg, self._offer)
 
     def _exchange(self, method: str, params: JSONObject | None, deadline: float | None) -> JSONObject:
-        retried = False
-        fresh_tries = 0
+        retry = Retry(method)
         while True:
             conn = self._conn
             if conn is None:
@@ -327,15 +255,11 @@ class Client:
             conn.next_id += 1
             try:
                 conn.send(encode_request(rid, method, params), deadline)
-            except _NotSent:
-                # A connection that died before (labeld restarted): nothing of the request
-                # went out, so any method may go again, once, on a new connection.
-                self._drop()
-                fresh_tries += 1
-                if fresh_tries > 1:
-                    raise _lost(conn.path, method) from None
+            except NotSent:
+                self._drop()  # a connection that died before (labeld restarted)
+                retry.not_sent(conn.path)
                 continue
-            except _Eof:
+            except Eof:
                 # labeld closed the connection while taking the request (a line too long
                 # for it is answered, then closed): its answer may already be here
                 salvage = True
@@ -359,14 +283,12 @@ class Client:
                             self._drop()
                         return msg
                     # an answer to an earlier request on this connection: not ours
-            except (_Eof, Timeout) as e:
+            except (Eof, Timeout) as e:
                 self._drop()
                 if isinstance(e, Timeout) and not salvage:
                     raise
-                if is_read_only(method) and not retried:
-                    retried = True
-                    continue
-                raise _lost(conn.path, method) from None
+                retry.answer_lost(conn.path)
+                continue
             except BaseException:
                 # a timeout, a protocol violation, an interrupt: the connection's state is
                 # unknown (an answer may still come), so the next call starts afresh
@@ -384,29 +306,30 @@ class Client:
         for s in streams:
             s._offer(alert)
 
-    # --- typed helpers -------------------------------------------------------------
+
+    # --- typed helpers (what each sends and returns: _methods) ----------------------
+
+    def _typed(self, call: m.Call[T]) -> T:
+        return call.result(self.request(call.method, call.params))
 
     def hello(self, client: str | None = "labeld_client (python)") -> HelloResult:
-        return m.hello(self.request("hello", {"client": client} if client is not None else None))
+        return self._typed(m.hello(client))
 
     def printers(self) -> list[Printer]:
-        return m.printers(self.request("printers.list"))
+        return self._typed(m.printers())
 
     def printer(self, printer_id: str) -> Printer:
-        return m.printer(self.request("printers.get", {"printer": printer_id}))
+        return self._typed(m.printer(printer_id))
 
     def refresh_printers(self) -> list[Printer]:
-        return m.printers(self.request("printers.refresh"), "printers.refresh")
+        return self._typed(m.refresh_printers())
 
     def simulate(self, printer: str, fault: str | None) -> Printer:
         """Give simulated printer ``printer`` the fault ``fault`` (None clears it)."""
-        return m.printer(
-            self.request("printers.simulate", {"printer": printer, "fault": fault}),
-            "printers.simulate",
-        )
+        return self._typed(m.simulate(printer, fault))
 
     def products(self, limit: int | None = None, after: str | None = None) -> Page[Product]:
-        return m.products_page(self.request("products.list", m.page_params(limit, after)))
+        return self._typed(m.products(limit, after))
 
     def all_products(self, page_size: int = 500) -> Iterator[Product]:
         after: str | None = None
@@ -418,7 +341,7 @@ class Client:
             after = str(page.next)
 
     def product(self, sku: str) -> Product:
-        return m.product(self.request("products.get", {"sku": sku}))
+        return self._typed(m.product(sku))
 
     def save_product(
         self,
@@ -426,23 +349,19 @@ class Client:
         expected_version: int | None = None,
         print: Mapping[str, Any] | None = None,  # noqa: A002 - the protocol's name
     ) -> SaveResult:
-        return m.save_result(
-            self.request("products.save", m.save_product_params(product, expected_version, print))
-        )
+        return self._typed(m.save_product(product, expected_version, print))
 
     def delete_product(self, sku: str) -> bool:
-        return self.request("products.delete", {"sku": sku}).get("deleted") is True
+        return self._typed(m.delete_product(sku))
 
     def templates(self, limit: int | None = None, after: str | None = None) -> Page[JSONObject]:
-        return m.templates_page(self.request("templates.list", m.page_params(limit, after)))
+        return self._typed(m.templates(limit, after))
 
     def template(self, name: str) -> JSONObject:
-        return m.template(self.request("templates.get", {"name": name}))
+        return self._typed(m.template(name))
 
     def save_template(self, template: Mapping[str, Any]) -> JSONObject:
-        return m.template(
-            self.request("templates.save", {"template": dict(template)}), "templates.save"
-        )
+        return self._typed(m.save_template(template))
 
     def render(
         self,
@@ -454,11 +373,7 @@ class Client:
         format: str = "png",  # noqa: A002 - the protocol's name
         dpi: int | None = None,
     ) -> RenderResult:
-        return m.render_result(
-            self.request(
-                "labels.render", m.render_params(template, sku, data, printer, language, format, dpi)
-            )
-        )
+        return self._typed(m.render(template, sku, data, printer, language, format, dpi))
 
     def submit(
         self,
@@ -471,19 +386,14 @@ class Client:
         document: bytes | str | None = None,
         document_format: str = "native",
     ) -> Job:
-        return m.job(
-            self.request(
-                "jobs.submit",
-                m.submit_params(printer, copies, template, sku, data, document, document_format),
-            ),
-            "jobs.submit",
-        )
+        call = m.submit(printer, copies, template, sku, data, document, document_format)
+        return self._typed(call)
 
     def job(self, job_id: int) -> Job:
-        return m.job(self.request("jobs.get", {"job": job_id}))
+        return self._typed(m.job(job_id))
 
     def cancel(self, job_id: int) -> Job:
-        return m.job(self.request("jobs.cancel", {"job": job_id}), "jobs.cancel")
+        return self._typed(m.cancel(job_id))
 
     def jobs(
         self,
@@ -492,16 +402,16 @@ class Client:
         limit: int | None = None,
         after: int | None = None,
     ) -> Page[Job]:
-        return m.jobs_page(self.request("jobs.list", m.jobs_params(printer, states, limit, after)))
+        return self._typed(m.jobs(printer, states, limit, after))
 
     def active_alerts(self) -> list[Alert]:
-        return [Alert.from_json(a) for a in m.alerts_list(self.request("alerts.active"))]
+        return self._typed(m.active_alerts())
 
     def dismiss(self, alert_id: str) -> bool:
-        return m.dismissed(self.request("alerts.dismiss", {"id": alert_id}))
+        return self._typed(m.dismiss(alert_id))
 
     def devices(self) -> JSONObject:
-        return self.request("devices.list")
+        return self._typed(m.devices())
 
     # --- streams -------------------------------------------------------------------
 
@@ -526,11 +436,11 @@ class Client:
         reconnects (while labeld is not running, it keeps trying). ``timeout`` bounds the
         whole sequence (Timeout), None: no bound. An :class:`Unreachable` for a socket this
         user may not open is raised at once."""
-        return self._job_updates(job_id, _deadline(timeout))
+        return self._job_updates(job_id, deadline_in(timeout))
 
     def wait_job(self, job_id: int, timeout: float | None = None) -> Job:
         """The job once it is completed, canceled or aborted (Timeout after ``timeout``)."""
-        gen = self._job_updates(job_id, _deadline(timeout))
+        gen = self._job_updates(job_id, deadline_in(timeout))
         try:
             last: Job | None = None
             for last in gen:
@@ -541,69 +451,42 @@ class Client:
             gen.close()
 
     def _job_updates(self, job_id: int, deadline: float | None) -> Generator[Job, None, None]:
-        progress = JobProgress(job_id)
-        backoff = Backoff()
+        watch = JobWatch(job_id)
         while True:
             try:
                 conn = _connect(self.socket_paths, deadline)
             except Unreachable as e:
                 if e.lasting:
                     raise  # no permission: waiting does not mend it
-                _sleep_within(backoff.next_delay(), deadline, e)
+                _sleep_within(watch.backoff.next_delay(), deadline, e)
                 continue
-            overflow = False
             try:
-                conn.send(encode_request(1, "subscribe", {"topics": ["jobs"]}), deadline)
-                msg = _response(conn, 1, deadline)
-                if "error" in msg:
-                    raise error_from_wire(msg["error"])
-                backoff.reset()
-                conn.send(encode_request(2, "jobs.get", {"job": job_id}), deadline)
+                conn.send(watch.subscribe(), deadline)
                 while True:
-                    msg = conn.read_message(deadline)
-                    if msg.get("id") == 2 and "method" not in msg:
-                        if "error" in msg:
-                            raise error_from_wire(msg["error"])
-                        result = msg.get("result")
-                        if not isinstance(result, dict):
-                            raise ProtocolViolation("jobs.get: the result is not an object")
-                        job = m.job(result)
-                    elif msg.get("method") == "job":
-                        job = Job.from_json(msg.get("params"))
-                    elif msg.get("method") == "overflow":
-                        overflow = True
-                        break
-                    else:
-                        continue
-                    if progress.accept(job):
-                        yield job
-                        if progress.done:
+                    out = watch.on_message(conn.read_message(deadline))
+                    if isinstance(out, bytes):
+                        conn.send(out, deadline)
+                    elif out is not None:
+                        yield out
+                        if watch.done:
                             return
-            except (_Eof, _NotSent, ProtocolViolation):
+            except Overflow:
+                continue  # at once: labeld dropped this reader for being slow
+            except (Eof, NotSent, ProtocolViolation):
                 pass  # reconnect (after a back-off) and catch up with jobs.get
             finally:
                 conn.close()
-            if not overflow:
-                _sleep_within(backoff.next_delay(), deadline, None)
-
-
-def _response(conn: _SyncConn, rid: int, deadline: float | None) -> JSONObject:
-    while True:
-        msg = conn.read_message(deadline)
-        if msg.get("id") == rid and "method" not in msg:
-            return msg
+            _sleep_within(watch.backoff.next_delay(), deadline, None)
 
 
 def _sleep_within(delay: float, deadline: float | None, cause: BaseException | None) -> None:
-    if deadline is not None and time.monotonic() + delay > deadline:
-        remaining = deadline - time.monotonic()
-        if remaining > 0:
-            time.sleep(remaining)
-        raise Timeout("labeld did not answer in time") from cause
-    time.sleep(delay)
+    pause, late = paced(delay, deadline)
+    time.sleep(pause)
+    if late is not None:
+        raise late from cause
 
 
-class AlertStream:
+class AlertStream(Closing):
     """An iterator of :class:`Alert` and :class:`Gap` items (see ``Client.alerts``).
 
     A thread of its own reads the stream's connection, reconnecting with back-off, and
@@ -625,22 +508,16 @@ class AlertStream:
         self._client_ref = weakref.ref(client)
         self._paths = client.socket_paths
         self._timeout = client.timeout
-        self._resume = os.fspath(resume_file) if resume_file is not None else None
-        position = since
-        if position is None and self._resume is not None:
-            position = load_resume_file(self._resume)
-        self._stored: int | None = position
-        self._to_store: int | None = None
-        self._sync = AlertSync(position=position)
         self._lock = threading.Lock()
         self._not_empty = threading.Condition(self._lock)
         self._not_full = threading.Condition(self._lock)
         # a consumer waiting in next(): what a reader stopped by a lasting error waits for
         self._asked = threading.Condition(self._lock)
         self._asking = 0
-        self._ready: deque[Emit] = deque()
-        self._error: ClientError | None = None
-        self._closed = False
+        # every call into the core holds the lock: the core wakes the two sides through it
+        self._core = StreamCore(
+            since, resume_file, wake=self._not_empty.notify_all, room=self._not_full.notify
+        )
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_w, False)
         self._thread = threading.Thread(target=self._run, name="labeld-alerts", daemon=True)
@@ -656,7 +533,7 @@ class AlertStream:
     def position(self) -> int | None:
         """The seq of the last event handed out or accounted for (None: fresh)."""
         with self._lock:
-            return self._sync.position
+            return self._core.sync.position
 
     # --- consumer side -------------------------------------------------------------
 
@@ -668,25 +545,13 @@ class AlertStream:
 
     def next(self, timeout: float | None = None) -> Alert | Gap:
         """The next item; raises Timeout after ``timeout`` seconds (None: waits)."""
-        deadline = _deadline(timeout)
+        deadline = deadline_in(timeout)
         with self._lock:
-            if self._to_store is not None:
-                self._store(self._to_store)  # the item handed out last is handled now
-                self._to_store = None
             while True:
-                if self._ready:
-                    emit = self._ready.popleft()
-                    self._not_full.notify()
-                    if emit.item is None:
-                        if emit.position is not None:
-                            self._store(emit.position)
-                        continue
-                    self._to_store = emit.position
-                    return emit.item
-                if self._error is not None:
-                    err, self._error = self._error, None
-                    raise err
-                if self._closed:
+                item = self._core.take()
+                if item is not None:
+                    return item
+                if self._core.closed:
                     raise StopIteration
                 self._asking += 1
                 self._asked.notify_all()
@@ -701,28 +566,12 @@ class AlertStream:
                 finally:
                     self._asking -= 1
 
-    def _store(self, position: int) -> None:
-        if self._resume is None or position == self._stored:
-            return
-        try:
-            store_resume_file(self._resume, position)
-        except OSError as e:
-            raise ResumeFileError(f"cannot write the alert resume file {self._resume}: {e}") from e
-        self._stored = position
-
     def close(self, *, handled: bool = True) -> None:
         """Stop the stream and close its connection. With a resume file, the item handed
         out last counts as handled (its position is stored) unless ``handled`` is False."""
         with self._lock:
-            if self._closed:
+            if not self._core.close(handled):
                 return
-            self._closed = True
-            if handled and self._to_store is not None:
-                try:
-                    self._store(self._to_store)
-                except ResumeFileError:
-                    pass
-                self._to_store = None
             self._not_empty.notify_all()
             self._not_full.notify_all()
             self._asked.notify_all()
@@ -738,138 +587,89 @@ class AlertStream:
         if client is not None:
             client._forget(self)
 
-    def __enter__(self) -> AlertStream:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close(handled=exc_type is None)
+    def _exit(self, ok: bool) -> None:
+        self.close(handled=ok)
 
     def _offer(self, alert: Alert) -> None:
         with self._lock:
-            if self._closed:
-                return
-            self._push(self._sync.offer(alert))
+            self._core.offer(alert)
 
     # --- the reader thread ---------------------------------------------------------
 
-    def _push(self, emits: list[Emit]) -> None:
-        if emits:
-            self._ready.extend(emits)
-            self._not_empty.notify_all()
-
     def _wait_room(self) -> None:
         with self._lock:
-            while len(self._ready) >= self.max_ready and not self._closed:
+            while len(self._core.ready) >= self.max_ready and not self._core.closed:
                 self._not_full.wait()
 
     def _sleep(self, delay: float) -> bool:
         """Sleep unless closed meanwhile; True when closed."""
         r, _, _ = select.select([self._wake_r], [], [], delay)
-        return bool(r) or self._closed
-
-    def _post_error(self, e: ClientError) -> None:
-        with self._lock:
-            self._error = e
-            self._not_empty.notify_all()
+        return bool(r) or self._core.closed
 
     def _wait_asked(self) -> bool:
         """Wait until the consumer has taken the error posted and asks for more (or the
         stream is closed); True when closed."""
         with self._lock:
-            while not self._closed and (self._error is not None or self._asking == 0):
+            core = self._core
+            while not core.closed and (core.error is not None or self._asking == 0):
                 self._asked.wait()
-            return self._closed
+            return core.closed
 
     def _run(self) -> None:
-        backoff = Backoff()
-        while not self._closed:
+        core = self._core
+        while not core.closed:
             try:
-                conn = _connect(self._paths, _deadline(self._timeout))
+                conn = _connect(self._paths, deadline_in(self._timeout))
             except (Unreachable, Timeout, OSError) as e:
                 self.last_error = e
                 if isinstance(e, Unreachable) and e.lasting:
                     # no permission: waiting does not mend it. Raised to the consumer at
                     # once; tried again (after the back-off) when the consumer asks again
-                    self._post_error(e)
+                    with self._lock:
+                        core.post(e)
                     if self._wait_asked():
                         return
-                if self._sleep(backoff.next_delay()):
+                if self._sleep(core.backoff.next_delay()):
                     return
                 continue
             overflow = False
+            error: Exception | None = None
             try:
                 conn.watch(self._wake_r)
-                overflow = self._session(conn, backoff)
+                self._session(conn)
             except _Woken:
                 return
-            except (_Eof, _NotSent, ClientError, OSError) as e:
-                self.last_error = e
-                if isinstance(e, LabeldError):
-                    self._post_error(e)  # labeld refused the subscribe: say so, try again
-            except Exception as e:  # a bug: tell the consumer, go on trying
-                self.last_error = e
-                err = ClientError(f"the alert stream failed: {e!r}")
-                err.__cause__ = e
-                self._post_error(err)
+            except Overflow:
+                overflow = True
+            except Exception as e:
+                error = self.last_error = e
             finally:
                 conn.close()
                 with self._lock:
-                    self._sync.on_disconnect()
-            if self._closed:
+                    core.disconnected(error)
+            if core.closed:
                 return
             if overflow:
                 self.overflows += 1
                 continue
-            if self._sleep(backoff.next_delay()):
+            if self._sleep(core.backoff.next_delay()):
                 return
 
-    def _session(self, conn: _SyncConn, backoff: Backoff) -> bool:
-        """Runs one connection; True when it ended with an overflow."""
+    def _session(self, conn: _SyncConn) -> None:
+        """Runs one connection until it ends (Overflow: labeld dropped it)."""
+        core = self._core
         with self._lock:
-            params = self._sync.subscribe_params()
+            request: bytes | None = core.subscribe()
         self.connects += 1
-        timeout = self._timeout
-        conn.send(encode_request(1, "subscribe", params), _deadline(timeout))
-        waiting: dict[int, str] = {1: "subscribe"}
-        answer_by = _deadline(timeout)
+        answer_by: float | None = None
         while True:
-            msg = conn.read_message(answer_by if waiting else None)
-            method = msg.get("method")
-            if method is None:
-                rid = msg.get("id")
-                kind = waiting.pop(rid, None) if isinstance(rid, int) else None
-                if kind is None:
-                    continue
-                if "error" in msg:
-                    raise error_from_wire(msg["error"])
-                result = msg.get("result")
-                if kind == "subscribe":
-                    with self._lock:
-                        need_active, emits = self._sync.on_subscribed(result)
-                        self._push(emits)
-                    backoff.reset()
-                    if need_active:
-                        conn.send(encode_request(2, "alerts.active", None), _deadline(timeout))
-                        waiting[2] = "active"
-                        answer_by = _deadline(timeout)
-                else:
-                    if not isinstance(result, dict):
-                        raise ProtocolViolation("alerts.active: the result is not an object")
-                    snapshot = [Alert.from_json(a) for a in m.alerts_list(result)]
-                    with self._lock:
-                        self._push(self._sync.on_active(snapshot))
-            elif method == "alert":
-                event = Alert.from_json(msg.get("params"))
-                with self._lock:
-                    self._push(self._sync.on_alert(event))
-            elif method == "overflow":
-                return True
-            if conn.buf.pending == 0 or len(self._ready) >= self.max_ready:
+            if request is not None:
+                conn.send(request, deadline_in(self._timeout))
+                answer_by = deadline_in(self._timeout)
+            msg = conn.read_message(answer_by if core.answer_due else None)
+            with self._lock:
+                request = core.on_message(msg)
+            if conn.buf.pending == 0 or len(core.ready) >= self.max_ready:
                 self._wait_room()
-                if self._closed:
+                if core.closed:
                     raise _Woken()
