@@ -181,50 +181,54 @@ def fill_journal(path: str, events: int, deadline: float) -> int:
     return count[0]
 
 
+class Replay:
+    """Counts the alerts one kit's stream replays, until ``expected`` or the deadline."""
+
+    def __init__(self, kit: str, expected: int, deadline: float) -> None:
+        self.kit = kit
+        self.expected = expected
+        self.deadline = deadline
+        self.got = 0
+        self.t0 = time.perf_counter()
+
+    def wait(self) -> float | None:
+        """How long to wait for the next item; None once done or out of time."""
+        remaining = self.deadline - time.monotonic()
+        return min(remaining, 5) if self.got < self.expected and remaining > 0 else None
+
+    def count(self, item: Any) -> None:
+        if isinstance(item, Alert):
+            self.got += 1
+            if self.got % 2000 == 0:
+                progress(f"(b) replay, {self.kit}: {self.got}/{self.expected}")
+
+    def result(self) -> tuple[int, float]:
+        dt = time.perf_counter() - self.t0
+        done_progress()
+        return self.got, dt
+
+
 def bench_replay_sync(path: str, expected: int, deadline: float) -> tuple[int, float]:
-    client = Client(path)
-    got = 0
-    t0 = time.perf_counter()
-    with client.alerts(since=0) as stream:
-        while got < expected:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                break
+    replay = Replay("Client", expected, deadline)  # the time includes opening and closing
+    with Client(path) as client, client.alerts(since=0) as stream:
+        while (wait := replay.wait()) is not None:
             try:
-                item = stream.next(timeout=min(remaining, 5))
+                replay.count(stream.next(timeout=wait))
             except ClientError:
                 break
-            if isinstance(item, Alert):
-                got += 1
-                if got % 2000 == 0:
-                    progress(f"(b) replay, Client: {got}/{expected}")
-    dt = time.perf_counter() - t0
-    done_progress()
-    client.close()
-    return got, dt
+    return replay.result()
 
 
 def bench_replay_async(path: str, expected: int, deadline: float) -> tuple[int, float]:
     async def run() -> tuple[int, float]:
-        async with AsyncClient(path) as client:
-            got = 0
-            t0 = time.perf_counter()
-            async with client.alerts(since=0) as stream:
-                while got < expected:
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        break
-                    try:
-                        item = await stream.next(timeout=min(remaining, 5))
-                    except ClientError:
-                        break
-                    if isinstance(item, Alert):
-                        got += 1
-                        if got % 2000 == 0:
-                            progress(f"(b) replay, AsyncClient: {got}/{expected}")
-            dt = time.perf_counter() - t0
-        done_progress()
-        return got, dt
+        replay = Replay("AsyncClient", expected, deadline)
+        async with AsyncClient(path) as client, client.alerts(since=0) as stream:
+            while (wait := replay.wait()) is not None:
+                try:
+                    replay.count(await stream.next(timeout=wait))
+                except ClientError:
+                    break
+        return replay.result()
 
     return asyncio.run(run())
 

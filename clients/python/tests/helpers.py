@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import signal
+import socket
 import sqlite3
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from labeld_client import Alert, Client, ClientError, Gap
 from labeld_client.client import AlertStream
+from labeld_client.pytest_plugin import LabeldInstance
 
 T = TypeVar("T")
 
@@ -222,9 +229,6 @@ class BridgeStream:
 def freeze(pid: int) -> None:
     """SIGSTOP ``pid`` and wait until every thread of it has stopped (the signal is
     delivered asynchronously: a thread may still answer a request meanwhile)."""
-    import os
-    import signal
-
     os.kill(pid, signal.SIGSTOP)
 
     def stopped() -> bool:
@@ -243,6 +247,19 @@ def freeze(pid: int) -> None:
         return True
 
     wait_for(f"process {pid} to stop", stopped, timeout=10, every=0.002)
+
+
+@contextmanager
+def frozen(labeld: LabeldInstance) -> Iterator[None]:
+    """labeld stopped (it answers nothing, its socket still accepts) for the block, and
+    continued after it unless the block killed it."""
+    assert labeld.proc is not None
+    freeze(labeld.proc.pid)
+    try:
+        yield
+    finally:
+        if labeld.proc is not None and labeld.proc.poll() is None:
+            os.kill(labeld.proc.pid, signal.SIGCONT)
 
 
 class BridgeIter:
@@ -270,29 +287,52 @@ class BridgeIter:
         return item
 
 
-class Relay:
+class UnixServer:
+    """A Unix socket in a temporary directory of its own: a thread accepts, and each
+    connection is handed to ``serve(index, conn)`` on a thread of its own (``count``:
+    connections accepted so far). Subclasses set their state before calling __init__."""
+
+    def __init__(self, prefix: str, name: str) -> None:
+        self.dir = tempfile.mkdtemp(prefix=prefix, dir="/tmp")
+        self.path = os.path.join(self.dir, name)
+        self.count = 0
+        self._srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._srv.bind(self.path)
+        self._srv.listen(16)
+        threading.Thread(target=self._accept, name=f"{prefix}-accept", daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._srv.accept()
+            except OSError:
+                return
+            i = self.count
+            self.count += 1
+            threading.Thread(target=self.serve, args=(i, conn), daemon=True).start()
+
+    def serve(self, i: int, conn: socket.socket) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self._srv.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Relay(UnixServer):
     """A Unix socket in front of labeld's that forwards every connection both ways, except
     one: once ``arm()``-ed, the next connection whose first request is an alerts
     ``subscribe`` is held (not forwarded) until ``release()``: a stream whose subscribe
     labeld has not answered yet, for as long as a test needs."""
 
     def __init__(self, target: str) -> None:
-        import os
-        import socket
-        import tempfile
-
         self.target = target
-        self.dir = tempfile.mkdtemp(prefix="lbr", dir="/tmp")
-        self.path = os.path.join(self.dir, "relay.sock")
-        self._srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._srv.bind(self.path)
-        self._srv.listen(16)
         self._armed = False
         self._lock = threading.Lock()
         self.held = threading.Event()
         self._released = threading.Event()
         self._socks: list[socket.socket] = []
-        threading.Thread(target=self._accept, name="relay", daemon=True).start()
+        super().__init__("lbr", "relay.sock")
 
     def arm(self) -> None:
         with self._lock:
@@ -303,17 +343,7 @@ class Relay:
     def release(self) -> None:
         self._released.set()
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self._srv.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), name="relay-conn", daemon=True).start()
-
-    def _serve(self, client: Any) -> None:
-        import socket
-
+    def serve(self, i: int, client: socket.socket) -> None:
         upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         with self._lock:
             self._socks += [client, upstream]
@@ -342,9 +372,7 @@ class Relay:
             upstream.close()
 
     @staticmethod
-    def _pump(src: Any, dst: Any) -> None:
-        import socket
-
+    def _pump(src: socket.socket, dst: socket.socket) -> None:
         try:
             while True:
                 data = src.recv(65536)
@@ -359,11 +387,8 @@ class Relay:
             pass
 
     def close(self) -> None:
-        import shutil
-        import socket
-
         self._released.set()
-        self._srv.close()
+        super().close()
         with self._lock:
             socks, self._socks = self._socks, []
         for s in socks:
@@ -372,4 +397,3 @@ class Relay:
             except OSError:
                 pass
             s.close()
-        shutil.rmtree(self.dir, ignore_errors=True)

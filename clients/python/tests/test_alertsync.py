@@ -25,20 +25,54 @@ C = "saveError:product:PEN-1"
 D = "saveError:product:PEN-2"
 
 
-# Steps of a case:
-#   ("sub", result, expect_active)   the subscribe result; whether alerts.active must follow
-#   ("alert", Alert)                  an alert notification
-#   ("active", [Alert])               the alerts.active result
-#   ("offer", Alert)                  a SaveFailed's alert offered by the client
-#   ("drop",)                         the connection went away
-#   ("since", value)                  the next subscribe must carry this since (None: none)
+# A case is the steps fed to the machine and what it must have handed out, written with
+# the builders below (the runner reads the tuples they make):
+#   live(seq)           the subscribe result {"seq": seq}: live at once, no alerts.active
+#   syncing(seq)        the subscribe result {"seq": seq}: alerts.active must follow
+#   gap(seq)            the subscribe result {"seq": seq, "gap": true}: alerts.active follows
+#   alert(seq, id, st)  an alert notification
+#   snapshot(*events)   the alerts.active result
+#   offer(seq, id)      a SaveFailed's alert offered by the client
+#   DROP                the connection went away
+#   since(value)        the next subscribe must carry this since (None: none)
 # Handed-out items are written as ints (an Alert's seq) and ("gap", after, seq, [ended seqs]).
+
+Step = tuple[Any, ...]
+DROP: Step = ("drop",)
+
+
+def live(seq: int) -> Step:
+    return ("sub", {"seq": seq}, False)
+
+
+def syncing(seq: int) -> Step:
+    return ("sub", {"seq": seq}, True)
+
+
+def gap(seq: int) -> Step:
+    return ("sub", {"seq": seq, "gap": True}, True)
+
+
+def alert(seq: int, alert_id: str = A, state: str = "active") -> Step:
+    return ("alert", ev(seq, alert_id, state))
+
+
+def snapshot(*events: Alert) -> Step:
+    return ("active", list(events))
+
+
+def offer(seq: int, alert_id: str) -> Step:
+    return ("offer", ev(seq, alert_id))
+
+
+def since(value: int | None) -> Step:
+    return ("since", value)
 
 
 @dataclass
 class Case:
     name: str
-    steps: list[tuple[Any, ...]]
+    steps: list[Step]
     out: list[Any]
     position: int | None
     start: int | None = None
@@ -59,339 +93,174 @@ CASES = [
     Case(
         "fresh start, a live event racing the snapshot (snapshot older than the event)",
         [
-            ("since", None),
-            ("sub", {"seq": 10}, True),
-            ("alert", ev(11, B)),  # arrives while alerts.active is in flight
-            ("active", [ev(5, A)]),  # the snapshot was taken before 11
-            ("alert", ev(12, A, "cleared")),
+            since(None), syncing(10),
+            alert(11, B),  # arrives while alerts.active is in flight
+            snapshot(ev(5, A)),  # the snapshot was taken before 11
+            alert(12, A, "cleared"),
         ],
-        out=[5, 11, 12],
-        position=12,
-        active=[11],
+        out=[5, 11, 12], position=12, active=[11],
     ),
     Case(
         "fresh start: a live event must not hide older snapshot items (naive watermark bug)",
-        [
-            ("sub", {"seq": 10}, True),
-            ("alert", ev(11, B)),
-            ("active", [ev(3, C), ev(5, A), ev(11, B)]),  # snapshot taken after 11
-        ],
-        out=[3, 5, 11],
-        position=11,
-        active=[3, 5, 11],
+        [syncing(10), alert(11, B), snapshot(ev(3, C), ev(5, A), ev(11, B))],  # snapshot after 11
+        out=[3, 5, 11], position=11, active=[3, 5, 11],
     ),
     Case(
         "fresh start: a snapshot item newer than the live events read is not handed out twice",
         [
-            ("sub", {"seq": 10}, True),
-            ("alert", ev(11, B)),
-            ("active", [ev(5, A), ev(11, B), ev(12, C)]),  # 12 raised after the live 11 was read
-            ("alert", ev(12, C)),  # its live copy arrives now
-            ("alert", ev(13, C, "cleared")),
+            syncing(10), alert(11, B),
+            snapshot(ev(5, A), ev(11, B), ev(12, C)),  # 12 raised after the live 11 was read
+            alert(12, C),  # its live copy arrives now
+            alert(13, C, "cleared"),
         ],
-        out=[5, 11, 12, 13],
-        position=13,
-        active=[5, 11],
+        out=[5, 11, 12, 13], position=13, active=[5, 11],
     ),
     Case(
         "fresh start with nothing at all: position becomes the daemon's seq",
-        [("sub", {"seq": 0}, True), ("active", []), ("drop",), ("since", 0)],
-        out=[],
-        position=0,
+        [syncing(0), snapshot(), DROP, since(0)],
+        out=[], position=0,
     ),
     Case(
         "resume without gap: live at once, replay handed out in order",
-        [
-            ("since", 20),
-            ("sub", {"seq": 23}, False),
-            ("alert", ev(21, A)),
-            ("alert", ev(22, B)),
-            ("alert", ev(23, A, "cleared")),
-        ],
-        out=[21, 22, 23],
-        position=23,
-        start=20,
-        active=[22],
+        [since(20), live(23), alert(21, A), alert(22, B), alert(23, A, "cleared")],
+        out=[21, 22, 23], position=23, start=20, active=[22],
     ),
     Case(
         "duplicate replay after a reconnect is skipped",
         [
-            ("sub", {"seq": 12}, False),
-            ("alert", ev(11, A)),
-            ("alert", ev(12, B)),
-            ("drop",),
-            ("since", 12),
-            ("sub", {"seq": 13}, False),
-            ("alert", ev(11, A)),  # a server replaying too much: skipped
-            ("alert", ev(12, B)),
-            ("alert", ev(13, C)),
-            ("alert", ev(13, C)),  # the same event twice: once
+            live(12), alert(11, A), alert(12, B), DROP, since(12), live(13),
+            alert(11, A),  # a server replaying too much: skipped
+            alert(12, B), alert(13, C),
+            alert(13, C),  # the same event twice: once
         ],
-        out=[11, 12, 13],
-        position=13,
-        start=10,
-        active=[11, 12, 13],
+        out=[11, 12, 13], position=13, start=10, active=[11, 12, 13],
     ),
     Case(
         "gap: an alert that ended inside the lost range is withdrawn, the active ones follow",
         [
-            ("sub", {"seq": 14}, True),
-            ("active", []),
-            ("alert", ev(15, A)),
-            ("alert", ev(18, B)),
-            ("alert", ev(20, C)),
-            ("drop",),
-            ("since", 20),
-            ("sub", {"seq": 40, "gap": True}, True),
+            syncing(14), snapshot(), alert(15, A), alert(18, B), alert(20, C), DROP, since(20), gap(40),
             # A was cleared in the lost range; B was raised again (30); C is unchanged (20)
-            ("active", [ev(20, C), ev(30, B)]),
+            snapshot(ev(20, C), ev(30, B)),
         ],
-        out=[15, 18, 20, ("gap", 20, 40, [15]), 30],
-        position=40,
-        active=[20, 30],
+        out=[15, 18, 20, ("gap", 20, 40, [15]), 30], position=40, active=[20, 30],
     ),
     Case(
         "gap: an alert whose ending event arrives live while syncing is not withdrawn",
         [
-            ("sub", {"seq": 14}, True),
-            ("active", []),
-            ("alert", ev(15, A)),
-            ("alert", ev(16, B)),
-            ("drop",),
-            ("sub", {"seq": 40, "gap": True}, True),
-            ("alert", ev(41, A, "cleared")),  # live, while alerts.active is in flight
-            ("active", []),
+            syncing(14), snapshot(), alert(15, A), alert(16, B), DROP, gap(40),
+            alert(41, A, "cleared"),  # live, while alerts.active is in flight
+            snapshot(),
         ],
-        out=[15, 16, ("gap", 16, 40, [16]), 41],
-        position=41,
-        active=[],
+        out=[15, 16, ("gap", 16, 40, [16]), 41], position=41, active=[],
     ),
     Case(
         "reset: since newer than the daemon's seq (another journal) starts over",
         [
-            ("sub", {"seq": 99}, True),
-            ("active", [ev(90, A), ev(95, B)]),
-            ("drop",),
-            ("since", 99),
-            ("sub", {"seq": 7, "gap": True}, True),
-            ("active", [ev(3, C), ev(6, A)]),  # A still active (new journal), B gone
+            syncing(99), snapshot(ev(90, A), ev(95, B)), DROP, since(99), gap(7),
+            snapshot(ev(3, C), ev(6, A)),  # A still active (new journal), B gone
         ],
-        out=[90, 95, ("gap", 99, 7, [95]), 3, 6],
-        position=7,
-        active=[3, 6],
+        out=[90, 95, ("gap", 99, 7, [95]), 3, 6], position=7, active=[3, 6],
     ),
     Case(
         "reset: an offer of the old journal hides no event of the new one",
         [
-            ("sub", {"seq": 50}, False),
-            ("offer", ev(52, C)),  # answered by the old daemon, its copy never came
-            ("drop",),
-            ("sub", {"seq": 3, "gap": True}, True),  # a new journal
-            ("active", []),
-            ("alert", ev(52, D)),  # the new journal's 52 is another event
+            live(50),
+            offer(52, C),  # answered by the old daemon, its copy never came
+            DROP,
+            gap(3),  # a new journal
+            snapshot(),
+            alert(52, D),  # the new journal's 52 is another event
         ],
-        out=[52, ("gap", 50, 3, [52]), 52],
-        position=52,
-        start=50,
-        active=[52],
+        out=[52, ("gap", 50, 3, [52]), 52], position=52, start=50, active=[52],
     ),
     Case(
         "reset: later events of the new journal follow normally",
-        [
-            ("sub", {"seq": 50}, False),
-            ("drop",),
-            ("sub", {"seq": 2, "gap": True}, True),
-            ("active", []),
-            ("alert", ev(3, A)),
-            ("drop",),
-            ("since", 3),
-        ],
-        out=[("gap", 50, 2, []), 3],
-        position=3,
-        start=50,
-        active=[3],
+        [live(50), DROP, gap(2), snapshot(), alert(3, A), DROP, since(3)],
+        out=[("gap", 50, 2, []), 3], position=3, start=50, active=[3],
     ),
     Case(
         "offer before the channel's copy: handed out at once, the copy skipped",
-        [
-            ("sub", {"seq": 10}, False),
-            ("offer", ev(11, C)),
-            ("alert", ev(11, C)),
-            ("alert", ev(12, A)),
-        ],
-        out=[11, 12],
-        position=12,
-        start=10,
-        active=[11, 12],
+        [live(10), offer(11, C), alert(11, C), alert(12, A)],
+        out=[11, 12], position=12, start=10, active=[11, 12],
     ),
     Case(
         "offer after the channel's copy: nothing more",
-        [
-            ("sub", {"seq": 10}, False),
-            ("alert", ev(11, C)),
-            ("offer", ev(11, C)),
-            ("alert", ev(12, A)),
-        ],
-        out=[11, 12],
-        position=12,
-        start=10,
-        active=[11, 12],
+        [live(10), alert(11, C), offer(11, C), alert(12, A)],
+        out=[11, 12], position=12, start=10, active=[11, 12],
     ),
     Case(
         "offer overtakes earlier channel events; they still come, in order",
-        [
-            ("sub", {"seq": 10}, False),
-            ("offer", ev(13, C)),
-            ("alert", ev(11, A)),
-            ("alert", ev(12, B)),
-            ("alert", ev(13, C)),
-            ("alert", ev(14, A, "cleared")),
-        ],
-        out=[13, 11, 12, 14],
-        position=14,
-        start=10,
-        active=[12, 13],
+        [live(10), offer(13, C), alert(11, A), alert(12, B), alert(13, C), alert(14, A, "cleared")],
+        out=[13, 11, 12, 14], position=14, start=10, active=[12, 13],
     ),
     Case(
         "offer while syncing a fresh start: held, then it comes once, in its place",
-        [
-            ("sub", {"seq": 10}, True),
-            ("offer", ev(11, C)),  # not live yet: held
-            ("alert", ev(11, C)),
-            ("active", [ev(5, A), ev(11, C)]),
-        ],
-        out=[5, 11],
-        position=11,
-        active=[5, 11],
+        [syncing(10), offer(11, C), alert(11, C), snapshot(ev(5, A), ev(11, C))],  # held till live
+        out=[5, 11], position=11, active=[5, 11],
     ),
     Case(
         "offer before a fresh start whose alert was cleared before the start: never handed out",
         [
-            ("offer", ev(11, C)),  # the save failed before the subscribe was answered
-            ("sub", {"seq": 12}, True),  # 12 cleared it: the start is after both
-            ("active", [ev(5, A)]),
-            ("alert", ev(13, B)),
+            offer(11, C),  # the save failed before the subscribe was answered
+            syncing(12),  # 12 cleared it: the start is after both
+            snapshot(ev(5, A)),
+            alert(13, B),
         ],
-        out=[5, 13],  # not 11: its clearing (12) is before the start and never follows
-        position=13,
-        active=[5, 13],
+        out=[5, 13], position=13, active=[5, 13],  # not 11: its clearing (12) never follows
     ),
     Case(
         "offer before a fresh start, still active: once, from the snapshot",
-        [
-            ("offer", ev(11, C)),
-            ("sub", {"seq": 11}, True),
-            ("active", [ev(5, A), ev(11, C)]),
-            ("alert", ev(12, C, "cleared")),
-        ],
-        out=[5, 11, 12],
-        position=12,
-        active=[5],
+        [offer(11, C), syncing(11), snapshot(ev(5, A), ev(11, C)), alert(12, C, "cleared")],
+        out=[5, 11, 12], position=12, active=[5],
     ),
     Case(
         "offer newer than where a fresh start begins: once when live, its copy skipped",
         [
-            ("sub", {"seq": 10}, True),
-            ("offer", ev(12, C)),  # raised after the start; its copy not read yet
-            ("active", [ev(5, A)]),  # the snapshot was taken before 12
-            ("alert", ev(11, B)),
-            ("alert", ev(12, C)),
-            ("alert", ev(13, C, "cleared")),
+            syncing(10),
+            offer(12, C),  # raised after the start; its copy not read yet
+            snapshot(ev(5, A)),  # the snapshot was taken before 12
+            alert(11, B), alert(12, C), alert(13, C, "cleared"),
         ],
-        out=[5, 12, 11, 13],
-        position=13,
-        active=[5, 11],
+        out=[5, 12, 11, 13], position=13, active=[5, 11],
     ),
     Case(
         "offer before a resume's subscribe answer: after the early events, its copy skipped",
         [
-            ("since", 10),
-            ("offer", ev(12, C)),
-            ("alert", ev(11, A)),  # came before the answer: waits for it
-            ("sub", {"seq": 12}, False),
-            ("alert", ev(12, C)),
-            ("alert", ev(13, B)),
+            since(10), offer(12, C),
+            alert(11, A),  # came before the answer: waits for it
+            live(12), alert(12, C), alert(13, B),
         ],
-        out=[11, 12, 13],
-        position=13,
-        start=10,
-        active=[11, 12, 13],
+        out=[11, 12, 13], position=13, start=10, active=[11, 12, 13],
     ),
     Case(
         "offer while re-syncing after a gap: weighed against the new start",
         [
-            ("sub", {"seq": 10}, False),
-            ("alert", ev(11, A)),
-            ("drop",),
-            ("sub", {"seq": 40, "gap": True}, True),
-            ("offer", ev(30, C)),  # within the lost range, ended since: not handed out
-            ("offer", ev(41, D)),  # after the start: handed out once live
-            ("active", [ev(20, B)]),
-            ("alert", ev(41, D)),
+            live(10), alert(11, A), DROP, gap(40),
+            offer(30, C),  # within the lost range, ended since: not handed out
+            offer(41, D),  # after the start: handed out once live
+            snapshot(ev(20, B)), alert(41, D),
         ],
-        out=[11, ("gap", 11, 40, [11]), 20, 41],
-        position=41,
-        start=10,
-        active=[20, 41],
+        out=[11, ("gap", 11, 40, [11]), 20, 41], position=41, start=10, active=[20, 41],
     ),
     Case(
         "an offer held across a lost connection is weighed on the next one",
-        [
-            ("offer", ev(11, C)),
-            ("drop",),  # before the first subscribe was answered
-            ("since", None),
-            ("sub", {"seq": 11}, True),
-            ("active", [ev(11, C)]),
-        ],
-        out=[11],
-        position=11,
-        active=[11],
+        [offer(11, C), DROP, since(None), syncing(11), snapshot(ev(11, C))],  # DROP: before the answer
+        out=[11], position=11, active=[11],
     ),
     Case(
         "offer, then a reconnect before the copy: the replayed copy is still skipped",
-        [
-            ("sub", {"seq": 10}, False),
-            ("offer", ev(12, C)),
-            ("drop",),
-            ("since", 10),
-            ("sub", {"seq": 12}, False),
-            ("alert", ev(11, A)),
-            ("alert", ev(12, C)),
-            ("alert", ev(13, B)),
-        ],
-        out=[12, 11, 13],
-        position=13,
-        start=10,
-        active=[11, 12, 13],
+        [live(10), offer(12, C), DROP, since(10), live(12), alert(11, A), alert(12, C), alert(13, B)],
+        out=[12, 11, 13], position=13, start=10, active=[11, 12, 13],
     ),
     Case(
         "the channel's copy of an offered event moves the position (no duplicate on resume)",
-        [
-            ("sub", {"seq": 10}, False),
-            ("offer", ev(11, C)),
-            ("alert", ev(11, C)),
-            ("drop",),
-            ("since", 11),
-            ("sub", {"seq": 11}, False),
-            ("alert", ev(11, C)),
-        ],
-        out=[11],
-        position=11,
-        start=10,
-        active=[11],
+        [live(10), offer(11, C), alert(11, C), DROP, since(11), live(11), alert(11, C)],
+        out=[11], position=11, start=10, active=[11],
     ),
     Case(
         "an offered event older than an event of the same id changes nothing in `active`",
-        [
-            ("sub", {"seq": 10}, False),
-            ("offer", ev(12, C)),
-            ("alert", ev(11, C, "cleared")),
-            ("alert", ev(12, C)),
-        ],
-        out=[12, 11],
-        position=12,
-        start=10,
-        active=[12],
+        [live(10), offer(12, C), alert(11, C, "cleared"), alert(12, C)],
+        out=[12, 11], position=12, start=10, active=[12],
     ),
 ]
 

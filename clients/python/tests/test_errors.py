@@ -8,20 +8,18 @@ import grp
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import textwrap
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from helpers import ZPL, Background, freeze, run_async, wait_for
+from helpers import ZPL, Background, UnixServer, frozen, run_async, wait_for
 
 from labeld_client import (
     Alert,
@@ -273,20 +271,23 @@ def _permission_check_source(path: str, kit_dir: str) -> str:
     )
 
 
+NOBODY: dict[str, Any] = {"user": 65534, "group": 65534, "extra_groups": []}
+
+
+def _run_python(
+    python: str, source: str, timeout: float, as_nobody: bool = True
+) -> subprocess.CompletedProcess[bytes]:
+    """``python -c source`` in /, as nobody (uid 65534, no groups) unless told otherwise."""
+    user = NOBODY if as_nobody else {}
+    return subprocess.run([python, "-c", source], capture_output=True, timeout=timeout, cwd="/", **user)
+
+
 def _python_for_nobody() -> str | None:
     """A Python >= 3.11 that uid 65534 may run (this one may live in root's home)."""
     candidates = [sys.executable, getattr(sys, "_base_executable", ""), "/usr/bin/python3"]
     for exe in dict.fromkeys(c for c in candidates if c):
         try:
-            r = subprocess.run(
-                [exe, "-c", "import sys; sys.exit(sys.version_info < (3, 11))"],
-                user=65534,
-                group=65534,
-                extra_groups=[],
-                capture_output=True,
-                timeout=20,
-                cwd="/",
-            )
+            r = _run_python(exe, "import sys; sys.exit(sys.version_info < (3, 11))", timeout=20)
         except (OSError, subprocess.SubprocessError):
             continue
         if r.returncode == 0:
@@ -343,15 +344,7 @@ def test_permission_denied_live(labeld: LabeldInstance, tmp_path: Any) -> None:
         pytest.skip("running as root (EACCES cannot happen to root) and no Python >= 3.11 that "
                     "nobody (uid 65534) may run to try it; the message is tested above")
     with _kit_copy() as kit_dir:
-        out = subprocess.run(
-            [python, "-c", _permission_check_source(labeld.socket_path, kit_dir)],
-            user=65534,
-            group=65534,
-            extra_groups=[],
-            capture_output=True,
-            timeout=30,
-            cwd="/",
-        )
+        out = _run_python(python, _permission_check_source(labeld.socket_path, kit_dir), timeout=30)
     assert out.returncode == 0, out.stderr.decode(errors="replace")
     result = json.loads(out.stdout)
     group = grp.getgrgid(st.st_gid).gr_name
@@ -452,22 +445,19 @@ def test_permission_denied_is_raised_at_once_by_streams_and_job_sequences() -> N
         srv.bind(denied)
         srv.listen(8)
         os.chmod(denied, 0)
-        as_nobody: dict[str, Any] = {}
         python = sys.executable
-        if os.geteuid() == 0:
+        as_nobody = os.geteuid() == 0
+        if as_nobody:
             found = _python_for_nobody()
             if found is None:
                 pytest.skip("root may open any socket, and no Python >= 3.11 that nobody may run")
             python = found
-            as_nobody = {"user": 65534, "group": 65534, "extra_groups": []}
         with _kit_copy() as kit_dir:
             source = (
                 f"KIT, DENIED, MISSING = {kit_dir!r}, {denied!r}, {missing!r}\n"
                 + _DENIED_STREAMS_SOURCE
             )
-            run = subprocess.run(
-                [python, "-c", source], capture_output=True, timeout=60, cwd="/", **as_nobody
-            )
+            run = _run_python(python, source, timeout=60, as_nobody=as_nobody)
     finally:
         srv.close()
         shutil.rmtree(work, ignore_errors=True)
@@ -605,11 +595,9 @@ def test_connect_tries_the_candidates_in_order(labeld: LabeldInstance, monkeypat
 
 
 def test_timeout_when_labeld_hangs(labeld: LabeldInstance) -> None:
-    assert labeld.proc is not None
     client = labeld.client(timeout=0.5)
     client.hello()
-    freeze(labeld.proc.pid)
-    try:
+    with frozen(labeld):
         t0 = time.monotonic()
         with pytest.raises(Timeout):
             client.hello()
@@ -623,17 +611,13 @@ def test_timeout_when_labeld_hangs(labeld: LabeldInstance) -> None:
                 assert time.monotonic() - t1 < 3
 
         run_async(main(), 10)
-    finally:
-        os.kill(labeld.proc.pid, signal.SIGCONT)
     assert client.hello().server == "labeld"
 
 
 def test_connection_lost_when_labeld_dies_mid_request(labeld: LabeldInstance) -> None:
-    assert labeld.proc is not None
     client = labeld.client(timeout=20)
     client.hello()
-    freeze(labeld.proc.pid)
-    try:
+    with frozen(labeld):
         call = Background(lambda: client.simulate("sim:zebra", "mediaEmpty"), "simulate")
         call.start()
         wait_for("the call to be under way", lambda: client._lock.locked(), timeout=5)
@@ -642,9 +626,6 @@ def test_connection_lost_when_labeld_dies_mid_request(labeld: LabeldInstance) ->
         with pytest.raises(ConnectionLost) as e:
             call.finish(10)
         assert "may or may not have run" in str(e.value)
-    finally:
-        if labeld.proc is not None and labeld.proc.poll() is None:
-            os.kill(labeld.proc.pid, signal.SIGCONT)
     labeld.start()
     assert client.hello().server == "labeld"
 
@@ -652,45 +633,20 @@ def test_connection_lost_when_labeld_dies_mid_request(labeld: LabeldInstance) ->
 # --- a fake daemon, for what a real one does not do -------------------------------------
 
 
-class FakeDaemon:
+class FakeDaemon(UnixServer):
     """A Unix socket server; ``handle(conn_index, sock)`` serves each connection."""
 
     def __init__(self, handle: Callable[[int, socket.socket], None]) -> None:
-        self.dir = tempfile.mkdtemp(prefix="lbf", dir="/tmp")
-        self.path = os.path.join(self.dir, "s")
-        self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.srv.bind(self.path)
-        self.srv.listen(8)
         self.handle = handle
-        self.count = 0
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
+        super().__init__("lbf", "s")
 
-    def _run(self) -> None:
-        while True:
-            try:
-                conn, _ = self.srv.accept()
-            except OSError:
-                return
-            i = self.count
-            self.count += 1
-            threading.Thread(target=self._serve, args=(i, conn), daemon=True).start()
-
-    def _serve(self, i: int, conn: socket.socket) -> None:
+    def serve(self, i: int, conn: socket.socket) -> None:
         try:
             self.handle(i, conn)
         except OSError:
             pass
         finally:
             conn.close()
-
-    def close(self) -> None:
-        self.srv.close()
-        try:
-            os.unlink(self.path)
-            os.rmdir(self.dir)
-        except OSError:
-            pass
 
 
 def read_request(conn: socket.socket) -> dict[str, Any]:
