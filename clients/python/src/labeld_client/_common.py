@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from ._wire import is_read_only
 from .errors import (
@@ -136,14 +136,12 @@ def answer(method: str, msg: JSONObject, offer: Callable[[Alert], None] | None =
     return result
 
 
-# ``with``: a client closes; a stream closes too, counting the item handed out last as
-# handled only when the block ended without an exception.
+# Leaving ``with``: a client closes; a stream closes too, counting the item handed out
+# last as handled only when the block ended without an exception. (Each class has its own
+# __enter__, typed as returning itself.)
 
 
 class Closing:
-    def __enter__(self) -> Self:
-        return self
-
     def __exit__(
         self,
         exc_type: type[BaseException] | None,
@@ -157,9 +155,6 @@ class Closing:
 
 
 class AsyncClosing:
-    async def __aenter__(self) -> Self:
-        return self
-
     async def __aexit__(
         self,
         exc_type: type[BaseException] | None,

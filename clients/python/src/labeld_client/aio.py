@@ -229,6 +229,9 @@ class AsyncClient(AsyncClosing):
             self._conn.close()
             self._conn = None
 
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
     async def _aexit(self, ok: bool) -> None:
         await self.close()
 
@@ -589,6 +592,9 @@ class AsyncAlertStream(AsyncClosing):
         client = self._client_ref()
         if client is not None:
             client._streams.discard(self)
+
+    async def __aenter__(self) -> AsyncAlertStream:
+        return self
 
     async def _aexit(self, ok: bool) -> None:
         await self.aclose(handled=ok)

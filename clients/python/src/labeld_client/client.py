@@ -213,6 +213,9 @@ class Client(Closing):
                 self._conn.close()
                 self._conn = None
 
+    def __enter__(self) -> Client:
+        return self
+
     def _exit(self, ok: bool) -> None:
         self.close()
 
@@ -305,7 +308,6 @@ class Client(Closing):
             streams = list(self._streams)
         for s in streams:
             s._offer(alert)
-
 
     # --- typed helpers (what each sends and returns: _methods) ----------------------
 
@@ -586,6 +588,9 @@ class AlertStream(Closing):
         client = self._client_ref()
         if client is not None:
             client._forget(self)
+
+    def __enter__(self) -> AlertStream:
+        return self
 
     def _exit(self, ok: bool) -> None:
         self.close(handled=ok)
