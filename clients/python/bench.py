@@ -27,7 +27,7 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any
+from typing import Callable, Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "src"))
@@ -123,7 +123,7 @@ def bench_calls(path: str, calls: int, deadline: float) -> dict[str, float]:
             out.append(time.perf_counter() - t)
         return out
 
-    kinds = {
+    kinds: dict[str, Callable[[], object]] = {
         "raw socket": raw_hello,
         "Client.call": lambda: client.call("hello", client="bench"),
         "Client.hello": lambda: client.hello("bench"),

@@ -4,7 +4,7 @@
 #   clients/python/run-tests.sh LABELD_BINARY [pytest args...]
 #
 # Creates (once) a venv in .build/pykit of the repository, or in $PYKIT_VENV; installs
-# pytest, mypy and this kit into it; runs `mypy --strict` on the kit and its tests, then the
+# pytest, mypy and this kit into it; runs `mypy --strict` on the kit, its tests and bench.py, then the
 # tests, each private labeld started from LABELD_BINARY. Exits non-zero on any failure.
 # Every step is bounded by `timeout`.
 set -eu
@@ -46,7 +46,7 @@ timeout 300 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
 
 cd "$kit"
 step "mypy --strict"
-timeout 180 "$venv/bin/python" -m mypy --strict --cache-dir "$venv/.mypy_cache" src tests
+timeout 180 "$venv/bin/python" -m mypy --strict --cache-dir "$venv/.mypy_cache" src tests bench.py
 
 step "pytest (labeld: $binary)"
 timeout 600 "$venv/bin/python" -m pytest -p no:cacheprovider -q --durations=5 \
