@@ -4,7 +4,11 @@
   import Foundation
 #endif
 
-/// The one JSON configuration of the protocol: RFC 3339 times, compact single-line output.
+/// JSON plumbing for the protocol's types. labeld writes JSON with `JSONWriter` and reads it
+/// with `JSONValue.parse` and `decode(_:from:)`; `encoder()` and `decoder()` are
+/// Foundation's coders configured as labeld used them before, kept as the reference the
+/// golden tests compare `JSONWriter` with (and for tests that read JSON text), never on a
+/// path a request or a job takes (`OneJSONStackTests` checks).
 public enum LabelJSON {
   public static func encoder() -> JSONEncoder {
     let e = JSONEncoder()

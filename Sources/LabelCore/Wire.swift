@@ -15,21 +15,16 @@ public struct RequestID: Sendable, Equatable {
   public init(json: [UInt8]) { self.json = json }
 }
 
-/// Encodes protocol lines: JSON-RPC 2.0 envelopes, one line each.
+/// Encodes protocol lines: JSON-RPC 2.0 envelopes, one line each, written by `JSONWriter`.
 public enum Wire {
-  private struct NotificationEnvelope<P: Encodable>: Encodable {
-    let jsonrpc = "2.0"
-    let method: String
-    let params: P
-  }
-
+  /// `value` and a newline. Our own types always encode; failing is a programming error.
   public static func line<T: Encodable>(_ value: T) -> [UInt8] {
     do {
-      var bytes = [UInt8](try LabelJSON.encoder().encode(value))
-      bytes.append(0x0A)
-      return bytes
+      var out = JSONOutput()
+      try JSONWriter.write(value, to: &out)
+      out.byte(0x0A)
+      return out.bytes
     } catch {
-      // Our own result types always encode; failing here is a programming error.
       preconditionFailure("cannot encode \(T.self): \(error)")
     }
   }
@@ -37,13 +32,17 @@ public enum Wire {
   /// `{"id":ID,"jsonrpc":"2.0","result":RESULT}`. A result that cannot be encoded (a
   /// bug) becomes a -32603 answer rather than a crash.
   public static func result<R: Encodable>(id: RequestID, _ result: R) -> [UInt8] {
-    let encoded: [UInt8]
+    var out = JSONOutput(capacity: 512)
+    out.raw(#"{"id":"#)
+    out.raw(id.json)
+    out.raw(#","jsonrpc":"2.0","result":"#)
     do {
-      encoded = [UInt8](try LabelJSON.encoder().encode(result))
+      try JSONWriter.write(result, to: &out)
     } catch {
       return Self.error(id: id, .internalError("cannot encode the result: \(error)"))
     }
-    return envelope(id: id, member: "result", encoded)
+    out.raw("}\n")
+    return out.bytes
   }
 
   /// The same, for a result already encoded (`json`: one JSON value).
@@ -54,12 +53,14 @@ public enum Wire {
   /// `{"error":ERROR,"id":ID,"jsonrpc":"2.0"}`; `id` nil is `null` (the request's id
   /// could not be read).
   public static func error(id: RequestID?, _ error: RPCError) -> [UInt8] {
-    // RPCError holds strings, integers and JSONValue data (non-finite numbers written as
-    // null): it always encodes.
-    let encoded =
-      (try? LabelJSON.encoder().encode(error)).map { [UInt8]($0) }
-      ?? Array(#"{"code":-32603,"message":"internal error"}"#.utf8)
-    return envelope(id: id, member: "error", encoded)
+    var out = JSONOutput()
+    out.raw(#"{"error":"#)
+    error.write(to: &out)
+    out.raw(#","id":"#)
+    out.raw(id?.json ?? Array("null".utf8))
+    out.raw(#","jsonrpc":"2.0"}"#)
+    out.byte(0x0A)
+    return out.bytes
   }
 
   private static func envelope(id: RequestID?, member: String, _ body: [UInt8]) -> [UInt8] {
@@ -77,9 +78,20 @@ public enum Wire {
     return out
   }
 
+  /// `{"jsonrpc":"2.0","method":METHOD,"params":PARAMS}` (its keys in sorted order).
   public static func notification<P: Encodable>(_ method: NotificationMethod, _ params: P)
     -> [UInt8]
   {
-    line(NotificationEnvelope(method: method.rawValue, params: params))
+    var out = JSONOutput(capacity: 384)
+    out.raw(#"{"jsonrpc":"2.0","method":"#)
+    out.string(method.rawValue)
+    out.raw(#","params":"#)
+    do {
+      try JSONWriter.write(params, to: &out)
+    } catch {
+      preconditionFailure("cannot encode \(P.self): \(error)")
+    }
+    out.raw("}\n")
+    return out.bytes
   }
 }

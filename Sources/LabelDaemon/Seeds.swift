@@ -11,7 +11,6 @@ struct Seeds {
   let log: Logger
 
   func load(into services: Services) async throws {
-    let decoder = LabelJSON.decoder()
     var loadedProducts = 0
     var loadedTemplates = 0
     if try await services.templates.count() == 0 {
@@ -25,7 +24,7 @@ struct Seeds {
             throw unknown.nested(under: "templates.json[\(i)]")
           }
         }
-        for template in try decoder.decode([Template].self, from: Data(bytes)) {
+        for template in try LabelJSON.decode([Template].self, from: try JSONValue.parse(bytes)) {
           try template.validate()
           _ = try await services.templates.save(template)
           loadedTemplates += 1
@@ -36,7 +35,7 @@ struct Seeds {
       let path = "\(directory)/products.json"
       if PlainFile.exists(path) {
         let bytes = try PlainFile.read(path)
-        for product in try decoder.decode([ProductInput].self, from: Data(bytes)) {
+        for product in try LabelJSON.decode([ProductInput].self, from: try JSONValue.parse(bytes)) {
           try product.validate()
           _ = try await services.products.save(product, expectedVersion: nil)
           loadedProducts += 1

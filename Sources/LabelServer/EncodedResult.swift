@@ -16,7 +16,7 @@ package final class EncodedResult<Value: Encodable & Equatable & Sendable>: Send
     }
     let json: [UInt8]
     do {
-      json = [UInt8](try LabelJSON.encoder().encode(value))
+      json = try JSONWriter.write(value)
     } catch {
       throw .internalError("cannot encode the result: \(error)")
     }

@@ -1,11 +1,11 @@
-import FoundationEssentials
 import LabelCore
 
-/// JSON for rows: our own types always encode, so a failure is a programming error.
+/// JSON for rows, in the protocol's one form (`JSONWriter`, `JSONValue.parse`): our own
+/// types always encode, so a failure is a programming error.
 package enum RowCoding {
   package static func encode<T: Encodable>(_ value: T) -> [UInt8] {
     do {
-      return [UInt8](try LabelJSON.encoder().encode(value))
+      return try JSONWriter.write(value)
     } catch {
       preconditionFailure("cannot encode \(T.self): \(error)")
     }
@@ -13,7 +13,7 @@ package enum RowCoding {
 
   /// A row's value, or the reason it cannot be read (for callers that must report it).
   package static func decoded<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
-    try LabelJSON.decoder().decode(type, from: Data(bytes))
+    try LabelJSON.decode(type, from: try JSONValue.parse(bytes))
   }
 
   /// A stored row decoded, or why it cannot be (a damaged file, a hand edit, a row from a

@@ -79,9 +79,9 @@ enum Output {
 
   /// One line, sorted keys: for streams (`alerts --follow --json`), one object per line.
   static func compactJSON(_ value: JSONValue) -> String {
-    // A JSONValue always encodes; the fallback only keeps this total.
-    guard let data = try? LabelJSON.encoder().encode(value) else { return "null" }
-    return String(decoding: data, as: UTF8.self)
+    var out = JSONOutput()
+    value.write(to: &out)
+    return String(decoding: out.bytes, as: UTF8.self)
   }
 
   /// Aligned "Label:  value" lines.

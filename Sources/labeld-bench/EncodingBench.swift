@@ -11,8 +11,9 @@ import LabelRender
 @MainActor func zplEncoding() -> String {
   // The seed template itself, so the number is for what `make run` prints.
   guard
-    let seeds = try? LabelJSON.decoder().decode(
-      [Template].self, from: Data(contentsOf: URL(fileURLWithPath: "seeds/templates.json"))),
+    let file = try? Data(contentsOf: URL(fileURLWithPath: "seeds/templates.json")),
+    let parsed = try? JSONValue.parse([UInt8](file)),
+    let seeds = try? LabelJSON.decode([Template].self, from: parsed),
     let template = seeds.first(where: { $0.name == "shelf-2x1" })
   else { return "| ZPL for the 2x1 in shelf template | seeds/templates.json not found |\n" }
   let data = [
