@@ -75,15 +75,11 @@ private struct ValueDecoder: Decoder {
   /// A decimal from the number's shortest text ("19.99", not the binary double's expansion),
   /// as `JSONDecoder` reads it from the document's text.
   private func decodeDecimal() throws -> Decimal {
-    switch value {
-    case .int(let i): return Decimal(i)
-    case .double(let d) where d.isFinite:
-      guard let decimal = Decimal(string: "\(d)", locale: Locale(identifier: "en_US_POSIX")) else {
-        throw corrupted("Parsed JSON number <\(d)> does not fit in Decimal.")
-      }
-      return decimal
-    default: throw mismatch(Decimal.self, value, codingPath)
+    guard value.isFiniteNumber else { throw mismatch(Decimal.self, value, codingPath) }
+    guard let decimal = DecimalText.decimal(value) else {
+      throw corrupted("Parsed JSON number <\(value)> does not fit in Decimal.")
     }
+    return decimal
   }
 
   fileprivate func corrupted(_ text: String) -> DecodingError {

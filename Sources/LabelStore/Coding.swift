@@ -13,7 +13,15 @@ package enum RowCoding {
 
   /// A row's value, or the reason it cannot be read (for callers that must report it).
   package static func decoded<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
-    try LabelJSON.decode(type, from: try JSONValue.parse(bytes))
+    let value = try JSONValue.parse(bytes)
+    // A type that reads itself (a product: pages read them by the hundred) skips
+    // `Decodable`'s containers; it accepts and refuses what they do.
+    if let readable = T.self as? any JSONReadable.Type,
+      let read = try readable.init(json: value) as? T
+    {
+      return read
+    }
+    return try LabelJSON.decode(type, from: value)
   }
 
   /// A stored row decoded, or why it cannot be (a damaged file, a hand edit, a row from a

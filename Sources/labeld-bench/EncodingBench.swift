@@ -227,3 +227,35 @@ func dymoLabel() -> Bitmap {
     media: Media(widthMM: 57.15, lengthMM: 31.75, kind: "labels"), dpi: 300
   ) { (try? DymoLW5Decoder().decode($0).pages.first?.image) == bitmap }
 }
+
+/// Microseconds per product of what a `products.list` page does with each stored row:
+/// parse its JSON, decode it into a `Product`, and write it into the answer (issue #26:
+/// a page of 100 within 0.5 ms is 5 µs a product, SQLite included).
+@MainActor func jsonCosts() -> String {
+  let product = Product(
+    sku: "SKU-1001", name: "Whole milk 1 L", price: Decimal(string: "1.29"), currency: "EUR",
+    barcode: "4006380000179", fields: ["category": "dairy", "shelf": "A1"], version: 3,
+    updatedAt: Date(timeIntervalSince1970: 1_764_669_600))
+  guard let row = try? JSONWriter.write(product) else { return "| product | cannot encode |\n" }
+  let n = 100_000
+  func time(_ body: () throws -> Void) -> Double {
+    let t = now()
+    for _ in 0..<n { try? body() }
+    return Double(now() - t) / Double(n) / 1000
+  }
+  let parse = time { _ = try JSONValue.parse(row) }
+  let value = (try? JSONValue.parse(row)) ?? .null
+  let decode = time { _ = try LabelJSON.decode(Product.self, from: value) }
+  let write = time { _ = try JSONWriter.write(product) }
+  let whole = time {
+    let p = try LabelJSON.decode(Product.self, from: try JSONValue.parse(row))
+    _ = try JSONWriter.write(p)
+  }
+  return """
+    | a product row (\(row.count) bytes): parse (µs) | \(String(format: "%.2f", parse)) |
+    | decode the parsed value into a Product (µs) | \(String(format: "%.2f", decode)) |
+    | write a Product (µs) | \(String(format: "%.2f", write)) |
+    | all three, as a page does (µs) | \(String(format: "%.2f", whole)) |
+
+    """
+}

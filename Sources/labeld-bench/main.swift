@@ -78,6 +78,7 @@ let sections: [Section] = [
   Section(name: "ready", title: "Cold start", timeout: 180) { emitTable(coldStartToReady()) },
   Section(name: "large", title: "Large store", timeout: 900) { try largeSection() },
   Section(name: "zpl", title: "ZPL encoding", timeout: 120) { emitTable(zplEncoding()) },
+  Section(name: "json", title: "JSON per product", timeout: 120) { emitTable(jsonCosts()) },
   Section(name: "ql", title: "Brother QL raster encoding", timeout: 180) {
     emitTable(qlEncoding())
   },
