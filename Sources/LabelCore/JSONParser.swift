@@ -96,7 +96,12 @@ private struct Parser {
   func fail(_ reason: String) -> JSONParseError { JSONParseError(offset: i, reason: reason) }
 
   mutating func skipWhitespace() {
-    while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 }
+    while i < bytes.count {
+      switch bytes[i] {
+      case 0x20, 0x09, 0x0A, 0x0D: i += 1
+      default: return
+      }
+    }
   }
 
   mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
@@ -123,7 +128,8 @@ private struct Parser {
 
   mutating func object(depth: Int) throws(JSONParseError) -> JSONValue {
     i += 1
-    var members: [String: JSONValue] = [:]
+    // Room for a protocol object's members (a product has eight): no rehash as it fills.
+    var members: [String: JSONValue] = Dictionary(minimumCapacity: 8)
     skipWhitespace()
     if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
       i += 1
@@ -283,6 +289,18 @@ private struct Parser {
       if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
       guard i < bytes.count, isDigit(bytes[i]) else { throw fail("invalid number") }
       while i < bytes.count, isDigit(bytes[i]) { i += 1 }
+    }
+    // An integer of up to 18 digits is read from its digits: no text made for it.
+    if isInteger, i - start <= 18 {
+      var n = 0
+      var k = start
+      let negative = bytes[k] == UInt8(ascii: "-")
+      if negative { k += 1 }
+      while k < i {
+        n = n * 10 + Int(bytes[k] - UInt8(ascii: "0"))
+        k += 1
+      }
+      return .int(negative ? -n : n)
     }
     let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
     if isInteger, let n = Int(text) { return .int(n) }

@@ -83,7 +83,8 @@ public enum ZPLEncoder {
     for (index, element) in template.elements.enumerated() {
       if case .image(let image) = element {
         guard let bitmap = images[index] else {
-          throw DrawingError(field: "elements[\(index)].png", reason: "the image was not rasterised")
+          throw DrawingError(
+            field: "elements[\(index)].png", reason: "the image was not rasterised")
         }
         z += graphic(bitmap, x: dots(image.x, dpi), y: dots(image.y, dpi))
         continue

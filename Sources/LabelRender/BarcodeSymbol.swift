@@ -36,7 +36,8 @@ struct BarcodeSymbol: Sendable {
     let bytes = Array(data.utf8)
     // Symbologies hold a few thousand bytes at most (QR: 2953); zint takes an Int32.
     guard bytes.count <= 8192 else {
-      throw DrawingError(field: "data", reason: "\(bytes.count) bytes is more than any barcode holds")
+      throw DrawingError(
+        field: "data", reason: "\(bytes.count) bytes is more than any barcode holds")
     }
     let status = bytes.withUnsafeBufferPointer {
       ZBarcode_Encode(symbol, $0.baseAddress, Int32($0.count))
