@@ -126,8 +126,8 @@ let package = Package(
     .executableTarget(
       name: "labeld-bench",
       dependencies: [
-        "LabelKit", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelLanguages", "LabelRender",
-        "LabelLoad", "LabelTestKit",
+        "LabelKit", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelStore", "LabelLanguages",
+        "LabelRender", "LabelLoad", "LabelTestKit",
       ]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
     .testTarget(name: "LabelKitTests", dependencies: ["LabelKit", "LabelCore"]),

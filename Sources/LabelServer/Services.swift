@@ -48,12 +48,17 @@ package struct Services: Sendable {
 
   /// A page of the stored products that can be read; each that cannot is reported (see
   /// `readable`).
-  package func products(after: String?, limit: Int?) async throws(RPCError) -> ProductsResult {
+  package func products(after: String?, limit: Int?) async throws(RPCError) -> ProductPage {
     let page = try await read { () async throws(SaveFailure) in
       try await products.page(after: after, limit: limit)
     }
-    return ProductsResult(
-      products: page.rows.compactMap { try? readable($0, .product) }, next: page.next)
+    let items = page.rows.compactMap { row -> ProductPage.Item? in
+      switch row {
+      case .written(let json): .written(json)
+      case .stored(let stored): (try? readable(stored, .product)).map { .product($0) }
+      }
+    }
+    return ProductPage(items: items, next: page.next)
   }
 
   /// A page of the stored templates that can be read; each that cannot is reported.

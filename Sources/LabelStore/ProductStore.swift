@@ -37,8 +37,11 @@ package final class ProductStore: Sendable {
         let product = Product(
           sku: input.sku, name: input.name, price: input.price, currency: input.currency,
           barcode: input.barcode, fields: input.fields, version: current + 1, updatedAt: Date())
-        try db.statement("INSERT OR REPLACE INTO products (sku, version, json) VALUES (?, ?, ?)")
-          .bind(product.sku, product.version, RowCoding.encode(product)).run()
+        let json = RowCoding.encode(product)
+        try db.statement(
+          "INSERT OR REPLACE INTO products (sku, version, json, digest) VALUES (?, ?, ?, ?)"
+        )
+        .bind(product.sku, product.version, json, RowDigest.of(json)).run()
         return .success(product)
       }
     }
@@ -63,25 +66,31 @@ package final class ProductStore: Sendable {
 
   /// Products in sku order after `after` (a page of at most `limit`, and the next page's
   /// cursor when more remain; no limit: all of them), through the primary key's index.
+  /// A row whose digest matches its bytes is handed on as those bytes (`ProductRow`).
   package func page(after: String?, limit: Int?) async throws(SaveFailure) -> (
-    rows: [StoredRow<Product>], next: String?
+    rows: [ProductRow], next: String?
   ) {
     try await store.run { db throws(SQLiteError) in
       try Self.page(db, Self.pageSQL(limited: limit != nil), after: after, limit: limit) {
-        RowCoding.row(Product.self, key: $0, $1)
+        key, row in
+        let json = row.blob(1)
+        if !row.isNull(2), Int64(row.int(2)) == RowDigest.of(json) { return .written(json) }
+        return .stored(RowCoding.row(Product.self, key: key, json))
       }
     }
   }
 
   package static func pageSQL(limited: Bool) -> String {
-    "SELECT sku, json FROM products WHERE sku > ? ORDER BY sku" + (limited ? " LIMIT ?" : "")
+    "SELECT sku, json, digest FROM products WHERE sku > ? ORDER BY sku"
+      + (limited ? " LIMIT ?" : "")
   }
 
   /// One page of a table keyed by text: `sql` takes the cursor and, when limited, the
-  /// limit; a row more than asked says whether there is a next page.
+  /// limit, and selects the key first; `decode` reads the rest of each row. A row more
+  /// than asked says whether there is a next page.
   package static func page<T>(
     _ db: Database, _ sql: String, after: String?, limit: Int?,
-    _ decode: (String, [UInt8]) -> T
+    _ decode: (String, Statement) -> T
   ) throws(SQLiteError) -> (rows: [T], next: String?) {
     let s = try db.statement(sql)
     if let limit { try s.bind(after ?? "", limit + 1) } else { try s.bind(after ?? "") }
@@ -90,7 +99,7 @@ package final class ProductStore: Sendable {
     while try s.step() {
       let key = s.string(0) ?? ""
       keys.append(key)
-      rows.append(decode(key, s.blob(1)))
+      rows.append(decode(key, s))
     }
     guard let limit, rows.count > limit else { return (rows, nil) }
     return (Array(rows.prefix(limit)), keys[limit - 1])

@@ -57,6 +57,12 @@ package enum Schema {
     CREATE INDEX jobs_by_owner ON jobs(owner_uid, id);
     CREATE INDEX jobs_by_created ON jobs(created_at);
     """,
+    // 3: a product row's digest (`RowDigest`): set when labeld writes the row, it tells a
+    // page that the bytes are what labeld's writer made and can be answered as they are.
+    // Rows from before have none and are decoded, as every row was.
+    """
+    ALTER TABLE products ADD COLUMN digest INTEGER;
+    """,
   ]
 
   package static func migrate(_ db: Database) throws(SQLiteError) {

@@ -30,7 +30,7 @@ package final class TemplateStore: Sendable {
   ) {
     try await store.run { db throws(SQLiteError) in
       try ProductStore.page(db, Self.pageSQL(limited: limit != nil), after: after, limit: limit) {
-        RowCoding.row(Template.self, key: $0, $1)
+        RowCoding.row(Template.self, key: $0, $1.blob(1))
       }
     }
   }

@@ -84,6 +84,33 @@ import Testing
     try Self.same([UInt64.max, 0])
   }
 
+  /// The 64-bit path of `JSONOutput.decimal` against `Decimal.description`, which it
+  /// replaces: signs, trailing zeros, fractions below one, mantissas of every length.
+  @Test func decimals_areWrittenAsTheirDescription() {
+    // On this platform the fast path is taken (else every price goes through description).
+    #expect(DecimalBytes.layoutHolds)
+    var v = Values(state: 7)
+    var cases: [Decimal] = [0, 1, -1, 10, 100, 0.5, -0.5, 2.49, 1.10, 0.001, .nan]
+    cases += [Decimal(string: "1.000")!, Decimal(string: "-0.0100")!, Decimal(string: "5E+3")!]
+    cases += [Decimal(UInt64.max), Decimal(UInt64.max) + 1, Decimal(UInt64.max) * 1000]
+    cases += [Decimal(string: "12345678901234567890123456789.5")!, .greatestFiniteMagnitude]
+    for _ in 0..<5000 {
+      let digits = String((0..<v.int(1...24)).map { _ in Character("\(v.int(0...9))") })
+      let sign = v.bool() ? "-" : ""
+      cases.append(Decimal(string: "\(sign)\(digits)e\(v.int(-30...30))") ?? 0)
+      cases.append(
+        Decimal(
+          sign: v.bool() ? .minus : .plus, exponent: v.int(-20...20),
+          significand:
+            Decimal(v.int(0...Int.max))))
+    }
+    for d in cases {
+      var out = JSONOutput()
+      out.decimal(d)
+      #expect(String(decoding: out.bytes, as: UTF8.self) == d.description, "\(d)")
+    }
+  }
+
   @Test func keys_areSortedByTheirUTF8Bytes() throws {
     var v = Values(state: 2)
     for _ in 0..<500 {
