@@ -26,12 +26,14 @@ let package = Package(
     // Both are loaded on first use (dlopen): each C module defines the functions labeld
     // calls as stubs that find the real ones then (lazy.c, from scripts/lazy-stubs.py), so
     // a labeld that never draws never maps the drawing stack (apt: libcairo2-dev,
-    // libpango1.0-dev, libzint-dev for the headers).
+    // libpango1.0-dev, libzint-dev for the headers). zlib deflates the PNG previews labeld
+    // writes itself (zlib1g-dev, which libcairo2-dev brings).
     .target(name: "CCairo"),
     .target(name: "CZint"),
+    .target(name: "CZlib"),
     .target(
       name: "LabelRender",
-      dependencies: ["LabelCore", "LabelLanguages", "LabelPOSIX", "CCairo", "CZint"]),
+      dependencies: ["LabelCore", "LabelLanguages", "LabelPOSIX", "CCairo", "CZint", "CZlib"]),
     // libcups, through one small C module (Debian 12 has no cups.pc: no pkgConfig) and a
     // typed wrapper: one owner per handle, calls on the client's own queue, IPP → Reason table.
     // Loaded on first use like the drawing stack (apt: libcups2-dev for the headers).

@@ -1,5 +1,6 @@
 import CCairo
 import CZint
+import CZlib
 import LabelLanguages
 import LabelPOSIX
 
@@ -9,6 +10,7 @@ enum DrawingLibraries {
   /// Debian's sonames, then the development links.
   static let drawingNames = ["libpangocairo-1.0.so.0", "libpangocairo-1.0.so"]
   static let zintNames = ["libzint.so.2.11", "libzint.so"]
+  static let zlibNames = ["libz.so.1", "libz.so"]
 
   private static let drawing: Result<Void, SharedLibrary.LoadError> = SharedLibrary.open(
     drawingNames
@@ -21,6 +23,16 @@ enum DrawingLibraries {
   static func requireDrawing() throws(ImageError) {
     if case .failure(let error) = drawing {
       throw ImageError("labeld cannot load its drawing libraries: \(error.message)")
+    }
+  }
+
+  private static let zlib: Result<Void, SharedLibrary.LoadError> = SharedLibrary.open(zlibNames)
+    .map { czlib_bind($0) }
+
+  /// Opens zlib if it is not open yet (the drawing stack maps it anyway: cairo needs it).
+  static func requireZlib() throws(ImageError) {
+    if case .failure(let error) = zlib {
+      throw ImageError("labeld cannot load zlib: \(error.message)")
     }
   }
 

@@ -1,78 +1,27 @@
 import CCairo
 import LabelLanguages
 
-/// PNG in and out, through cairo's PNG reader and writer.
+/// PNG in (through cairo's reader, libpng) and out (`PNGWriter`).
 public enum PNGCodec {
   /// The largest image accepted, per side and in total, checked from the header before
   /// anything is decoded (a small file can declare a huge image).
   public static let maxSide = 16_384
   public static let maxPixels = 20_000_000
 
-  /// A 1-bit grayscale PNG of `bitmap`: black where the bitmap has a dot.
+  /// A 1-bit greyscale PNG of `bitmap`: black where the bitmap has a dot.
   public static func encode(_ bitmap: Bitmap) throws(ImageError) -> [UInt8] {
     guard bitmap.width > 0, bitmap.height > 0 else { throw ImageError("an empty bitmap") }
-    try DrawingLibraries.requireDrawing()
-    let surface = cairo_image_surface_create(
-      CAIRO_FORMAT_A1, Int32(bitmap.width), Int32(bitmap.height))
-    defer { cairo_surface_destroy(surface) }
-    guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS,
-      let data = cairo_image_surface_get_data(surface)
-    else { throw ImageError("cannot allocate a \(bitmap.width) x \(bitmap.height) image") }
-    cairo_surface_flush(surface)
-    // cairo's A1 keeps the first pixel in the least significant bit on little-endian
-    // machines and writes alpha 1 as white: reverse each byte's bits and invert.
-    let stride = Int(cairo_image_surface_get_stride(surface))
-    let reversed = bitReversal
-    bitmap.bytes.withUnsafeBufferPointer { src in
-      for y in 0..<bitmap.height {
-        let row = data + y * stride
-        for i in 0..<bitmap.bytesPerRow {
-          let ink = src[y * bitmap.bytesPerRow + i]
-          row[i] = isLittleEndian ? reversed[Int(~ink)] : ~ink
-        }
-      }
-    }
-    cairo_surface_mark_dirty(surface)
-    return try write(surface)
+    return try PNGWriter.greyscale(bitmap)
   }
 
-  /// An RGB PNG of a red/black label: black where `black` has a dot, red (255, 0, 0)
-  /// where `red` has one, white elsewhere (the preview of a two-colour printer).
+  /// A PNG of a red/black label: black where `black` has a dot, red (255, 0, 0) where
+  /// `red` has one, white elsewhere (the preview of a two-colour printer).
   public static func encode(black: Bitmap, red: Bitmap) throws(ImageError) -> [UInt8] {
     guard black.width > 0, black.height > 0 else { throw ImageError("an empty bitmap") }
-    try DrawingLibraries.requireDrawing()
-    let surface = cairo_image_surface_create(
-      CAIRO_FORMAT_RGB24, Int32(black.width), Int32(black.height))
-    defer { cairo_surface_destroy(surface) }
-    guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS,
-      let data = cairo_image_surface_get_data(surface)
-    else { throw ImageError("cannot allocate a \(black.width) x \(black.height) image") }
-    cairo_surface_flush(surface)
-    let stride = Int(cairo_image_surface_get_stride(surface))
-    for y in 0..<black.height {
-      let row = UnsafeMutableRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
-      for x in 0..<black.width {
-        row[x] = black[x, y] ? 0x000000 : red[x, y] ? 0xFF0000 : 0xFFFFFF
-      }
+    guard red.width == black.width, red.height == black.height else {
+      throw ImageError("the red plane is not the black plane's size")
     }
-    cairo_surface_mark_dirty(surface)
-    return try write(surface)
-  }
-
-  private static func write(_ surface: OpaquePointer?) throws(ImageError) -> [UInt8] {
-    let sink = ByteSink()
-    let status = cairo_surface_write_to_png_stream(
-      surface,
-      { closure, bytes, length in
-        guard let closure, let bytes else { return CAIRO_STATUS_WRITE_ERROR }
-        let sink = Unmanaged<ByteSink>.fromOpaque(closure).takeUnretainedValue()
-        sink.bytes.append(contentsOf: UnsafeBufferPointer(start: bytes, count: Int(length)))
-        return CAIRO_STATUS_SUCCESS
-      }, Unmanaged.passUnretained(sink).toOpaque())
-    guard status == CAIRO_STATUS_SUCCESS else {
-      throw ImageError("cannot write PNG: \(String(cString: cairo_status_to_string(status)))")
-    }
-    return sink.bytes
+    return try PNGWriter.palette(black: black, red: red)
   }
 
   /// Width and height from the PNG header, after checking the signature.
@@ -198,13 +147,6 @@ public enum PNGCodec {
       return Bitmap(width: pixels.width, height: pixels.height, bytes: bytes)
     }
   }
-
-  private static let isLittleEndian = 1.littleEndian == 1
-  private static let bitReversal: [UInt8] = (0...255).map { (b: Int) in
-    var r: UInt8 = 0
-    for i in 0..<8 where b & (1 << i) != 0 { r |= 0x80 >> UInt8(i) }
-    return r
-  }
 }
 
 /// The pixels of a decoded cairo image surface, each composited over white paper.
@@ -261,10 +203,6 @@ public struct InkImage: Sendable, Equatable {
     bitmap = Bitmap(width: width, height: height, bytes: bytes)
     return bitmap
   }
-}
-
-private final class ByteSink {
-  var bytes: [UInt8] = []
 }
 
 private final class ByteSource {
