@@ -78,3 +78,68 @@ struct PNGWriterTests {
     }
   }
 }
+
+/// PNG decoding to dots reads each row's pixels in one pass: for truecolour images, with
+/// and without alpha, it finds the same dots as thresholding each pixel's ink at one half.
+struct PNGDecodeDotsTests {
+  /// A PNG of 8-bit RGB (colour 2) or RGBA (colour 6) `pixels`, rows unfiltered, in stored
+  /// (uncompressed) deflate blocks: written here so the decoder meets images no code of
+  /// labeld's wrote.
+  static func png(width: Int, height: Int, alpha: Bool, _ pixels: [UInt8]) -> [UInt8] {
+    let channels = alpha ? 4 : 3
+    var raw: [UInt8] = []
+    for y in 0..<height {
+      raw.append(0)
+      raw += pixels[(y * width * channels)..<((y + 1) * width * channels)]
+    }
+    var z: [UInt8] = [0x78, 0x01]
+    var at = 0
+    repeat {
+      let n = min(65_535, raw.count - at)
+      z.append(at + n == raw.count ? 1 : 0)
+      z += [UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)]
+      z += raw[at..<(at + n)]
+      at += n
+    } while at < raw.count
+    var a: UInt32 = 1
+    var b: UInt32 = 0
+    for byte in raw {
+      a = (a + UInt32(byte)) % 65_521
+      b = (b + a) % 65_521
+    }
+    z += be32(b << 16 | a)
+    var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    out += chunk("IHDR", be32(UInt32(width)) + be32(UInt32(height)) + [8, alpha ? 6 : 2, 0, 0, 0])
+    out += chunk("IDAT", z)
+    out += chunk("IEND", [])
+    return out
+  }
+
+  static func be32(_ v: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8((v >> $0) & 0xFF) } }
+
+  static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+    let body = Array(type.utf8) + data
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in body {
+      crc ^= UInt32(byte)
+      for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+    }
+    return be32(UInt32(data.count)) + body + be32(~crc)
+  }
+
+  @Test(arguments: [false, true])
+  func truecolour_decodesToTheDotsOfItsInk(alpha: Bool) throws {
+    var rng = PNGWriterTests.Dots(state: alpha ? 3 : 4)
+    for width in [1, 7, 8, 9, 31, 100] {
+      let height = Int.random(in: 1...20, using: &rng)
+      let channels = alpha ? 4 : 3
+      let pixels = (0..<(width * height * channels)).map { _ in
+        UInt8.random(in: 0...255, using: &rng)
+      }
+      let png = Self.png(width: width, height: height, alpha: alpha, pixels)
+      let dots = try PNGCodec.decodeBitmap(png)
+      #expect(dots == (try PNGCodec.decodeInk(png)).thresholded(), "\(width) wide")
+      #expect(dots.width == width && dots.height == height)
+    }
+  }
+}
