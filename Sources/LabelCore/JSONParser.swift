@@ -31,56 +31,12 @@ extension JSONValue {
     }
   }
 
-  /// The compact JSON text of this value (object keys sorted), without a newline.
+  /// The compact JSON text of this value, in `JSONOutput`'s form (object keys in UTF-8
+  /// order), without a newline.
   public func serialized() -> [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(128)
+    var out = JSONOutput(capacity: 128)
     write(to: &out)
-    return out
-  }
-
-  private func write(to out: inout [UInt8]) {
-    switch self {
-    case .null: out += Array("null".utf8)
-    case .bool(let b): out += Array((b ? "true" : "false").utf8)
-    case .int(let i): out += Array(String(i).utf8)
-    case .double(let d): out += Array((d.isFinite ? "\(d)" : "null").utf8)
-    case .string(let s): Self.writeString(s, to: &out)
-    case .array(let items):
-      out.append(UInt8(ascii: "["))
-      for (n, item) in items.enumerated() {
-        if n > 0 { out.append(UInt8(ascii: ",")) }
-        item.write(to: &out)
-      }
-      out.append(UInt8(ascii: "]"))
-    case .object(let members):
-      out.append(UInt8(ascii: "{"))
-      for (n, key) in members.keys.sorted().enumerated() {
-        if n > 0 { out.append(UInt8(ascii: ",")) }
-        Self.writeString(key, to: &out)
-        out.append(UInt8(ascii: ":"))
-        members[key]?.write(to: &out)
-      }
-      out.append(UInt8(ascii: "}"))
-    }
-  }
-
-  private static func writeString(_ s: String, to out: inout [UInt8]) {
-    let hex = Array("0123456789abcdef".utf8)
-    out.append(UInt8(ascii: "\""))
-    for byte in s.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""): out += [0x5C, 0x22]
-      case UInt8(ascii: "\\"): out += [0x5C, 0x5C]
-      case 0x0A: out += [0x5C, UInt8(ascii: "n")]
-      case 0x0D: out += [0x5C, UInt8(ascii: "r")]
-      case 0x09: out += [0x5C, UInt8(ascii: "t")]
-      case 0..<0x20:
-        out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 15)]]
-      default: out.append(byte)
-      }
-    }
-    out.append(UInt8(ascii: "\""))
+    return out.bytes
   }
 }
 
