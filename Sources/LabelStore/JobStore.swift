@@ -102,16 +102,18 @@ package final class JobStore: Sendable {
         try Self.write(behind, db)
         try db.statement(
           """
-          INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid, document)
-          VALUES (?, 'pending', ?, 0, ?, ?, ?, ?)
+          INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid)
+          VALUES (?, 'pending', ?, 0, ?, ?, ?)
           """
         ).bind(
-          printer, copies, now.timeIntervalSince1970, now.timeIntervalSince1970, Int(owner.uid),
-          document.bytes
+          printer, copies, now.timeIntervalSince1970, now.timeIntervalSince1970, Int(owner.uid)
         )
         .run()
+        let id = Int(db.lastInsertRowID)
+        try db.statement("INSERT INTO documents (job, data) VALUES (?, ?)")
+          .bind(id, document.bytes).run()
         return Job(
-          id: Int(db.lastInsertRowID), printer: printer, state: .pending, copies: copies,
+          id: id, printer: printer, state: .pending, copies: copies,
           printed: 0, createdAt: now, updatedAt: now, owner: owner)
       }
     }
@@ -213,7 +215,7 @@ package final class JobStore: Sendable {
   package func record(_ id: Int) async throws(SaveFailure) -> JobRecord? {
     guard let job = live(id) else { return nil }
     let bytes: [UInt8]? = try await store.run(.accepted) { db throws(SQLiteError) in
-      let s = try db.statement("SELECT document FROM jobs WHERE id = ?").bind(id)
+      let s = try db.statement("SELECT data FROM documents WHERE job = ?").bind(id)
       return try s.first { $0.blob(0) }
     }
     guard let bytes, !bytes.isEmpty else {

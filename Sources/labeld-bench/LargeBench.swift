@@ -32,15 +32,18 @@ import LabelStore
   try db.transaction { () throws(SQLiteError) in
     let job = try db.statement(
       """
-      INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid, document)
-      VALUES (?, ?, 1, 1, ?, ?, ?, ?)
+      INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid)
+      VALUES (?, ?, 1, 1, ?, ?, ?)
       """)
+    let stored = try db.statement(
+      "INSERT INTO documents (job, data) VALUES (last_insert_rowid(), ?)")
     let document = Array("^XA^FO20,20^A0N,30,30^FDhistory^FS^XZ".utf8)
     for i in 0..<jobs {
       try job.bind(
         "sim:p\(i % 200)", i % 20 == 0 ? "aborted" : "completed", t0 + Double(i), t0 + Double(i),
-        1000 + i % 50, document
+        1000 + i % 50
       ).run()
+      try stored.bind(document).run()
     }
     let product = try db.statement(
       "INSERT INTO products (sku, version, json, digest) VALUES (?, 1, ?, ?)")
@@ -54,11 +57,12 @@ import LabelStore
     }
     let waiting = try db.statement(
       """
-      INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid, document)
-      VALUES ('usb:04f9:209d:GONE', 'pending', 1, 0, ?, ?, 1000, ?)
+      INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid)
+      VALUES ('usb:04f9:209d:GONE', 'pending', 1, 0, ?, ?, 1000)
       """)
     for i in 0..<10_000 {
-      try waiting.bind(t0 + Double(jobs + i), t0 + Double(jobs + i), document).run()
+      try waiting.bind(t0 + Double(jobs + i), t0 + Double(jobs + i)).run()
+      try stored.bind(document).run()
     }
   }
   try db.close()

@@ -55,12 +55,17 @@ import Synchronization
     try db.transaction { () throws(SQLiteError) in
       let insert = try db.statement(
         """
-        INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid, document)
-        VALUES ('sim:zebra', 'completed', 1, 1, ?, ?, 0, ?)
+        INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid)
+        VALUES ('sim:zebra', 'completed', 1, 1, ?, ?, 0)
         """)
+      let document = try db.statement(
+        "INSERT INTO documents (job, data) VALUES (last_insert_rowid(), ?)")
       let now = Date().timeIntervalSince1970
       let bytes = Array("^XA^FO20,20^A0N,30,30^FDhistory^FS^XZ".utf8)
-      for i in 0..<100_000 { try insert.bind(now - Double(i), now - Double(i), bytes).run() }
+      for i in 0..<100_000 {
+        try insert.bind(now - Double(i), now - Double(i)).run()
+        try document.bind(bytes).run()
+      }
     }
     try db.close()
   } catch {

@@ -26,9 +26,11 @@ import Testing
     try db.transaction { () throws(SQLiteError) in
       let job = try db.statement(
         """
-        INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid, document)
-        VALUES (?, ?, 1, ?, ?, ?, ?, X'5E58415E585A')
+        INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid)
+        VALUES (?, ?, 1, ?, ?, ?, ?)
         """)
+      let document = try db.statement(
+        "INSERT INTO documents (job, data) VALUES (last_insert_rowid(), X'5E58415E585A')")
       let ended = ["completed", "completed", "completed", "canceled", "aborted"]
       for i in 0..<jobs {
         let state = ended[i % ended.count]
@@ -36,10 +38,12 @@ import Testing
           "sim:p\(i % 10)", state, state == "completed" ? 1 : 0, start + Double(i),
           start + Double(i), 1000 + i % 3
         ).run()
+        try document.run()
       }
       for _ in 0..<3 {
         try job.bind("sim:zebra", "pending", 0, start + Double(jobs), start + Double(jobs), 0)
           .run()
+        try document.run()
       }
       let product = try db.statement("INSERT INTO products (sku, version, json) VALUES (?, 1, ?)")
       for i in 0..<products {

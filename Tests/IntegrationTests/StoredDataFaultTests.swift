@@ -42,7 +42,7 @@ import Testing
     try c.call("printers.simulate", ["printer": "sim:zebra", "fault": "mediaEmpty"])
     let (a, b, x) = (try Self.submit(c), try Self.submit(c), try Self.submit(c))
     d.stop()
-    try Self.edit(d, "UPDATE jobs SET document = X'' WHERE id IN (\(a), \(x))")
+    try Self.edit(d, "UPDATE documents SET data = X'' WHERE job IN (\(a), \(x))")
     d = try DaemonProcess(["--simulate", "zebra=zpl"], directory: home)
     c = try d.client()
     let w = try Self.events(d, since: 0)
@@ -61,7 +61,8 @@ import Testing
     let active = try c.call("alerts.active", as: AlertsResult.self).alerts.map(\.id)
     #expect(active.contains("saveError:job:\(a)"))
     // Resolved by the document being there again: printed once, the alert cleared.
-    try Self.edit(d, "UPDATE jobs SET document = CAST('^XA^FDback^FS^XZ' AS BLOB) WHERE id = \(a)")
+    try Self.edit(
+      d, "UPDATE documents SET data = CAST('^XA^FDback^FS^XZ' AS BLOB) WHERE job = \(a)")
     _ = try w.waitFor("job", timeout: 120) { $0["id"] == .int(a) && $0["state"] == "completed" }
     _ = try w.waitFor("alert") {
       $0["id"] == .string("saveError:job:\(a)") && $0["state"] == "cleared"

@@ -19,8 +19,8 @@ struct QueryPlanTests {
     try db.transaction { () throws(SQLiteError) in
       let job = try db.statement(
         """
-        INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid, document)
-        VALUES (?, ?, 1, 1, ?, ?, ?, X'41')
+        INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid)
+        VALUES (?, ?, 1, 1, ?, ?, ?)
         """)
       let states = ["completed", "completed", "completed", "aborted", "canceled", "pending"]
       for i in 0..<3000 {
