@@ -100,22 +100,25 @@ class Zebra:
         if self.silent:
             return
         text = self.clients[conn] + data
+        # In the order received: a status query answers for every label that came before
+        # it (printed, as this printer prints at once, before the answer says so).
         while True:
-            hs, hq = text.find(b"~HS"), text.find(b"~HQES")
-            if hq >= 0 and (hs < 0 or hq <= hs):
+            hs, hq, end = text.find(b"~HS"), text.find(b"~HQES"), text.find(b"^XZ")
+            first = min(i for i in (hs, hq, end, len(text)) if i >= 0)
+            if first == len(text):
+                break
+            if first == end:
+                start = text.find(b"^XA", 0, end)
+                self.waiting.append(text[start if start >= 0 else 0 : end + 3])
+                text = text[end + 3 :]
+                continue
+            self.flush()
+            if first == hq:
                 text = text[:hq] + text[hq + 5 :]
                 conn.sendall(self.hqes())
-                continue
-            if hs >= 0:
+            else:
                 text = text[:hs] + text[hs + 3 :]
                 conn.sendall(self.hs())
-                continue
-            end = text.find(b"^XZ")
-            if end < 0:
-                break
-            start = text.find(b"^XA")
-            self.waiting.append(text[start if start >= 0 else 0 : end + 3])
-            text = text[end + 3 :]
         self.clients[conn] = text
         self.flush()
 
