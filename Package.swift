@@ -27,13 +27,17 @@ let package = Package(
     // calls as stubs that find the real ones then (lazy.c, from scripts/lazy-stubs.py), so
     // a labeld that never draws never maps the drawing stack (apt: libcairo2-dev,
     // libpango1.0-dev, libzint-dev for the headers). zlib deflates the PNG previews labeld
-    // writes itself (zlib1g-dev, which libcairo2-dev brings).
+    // writes itself, libpng reads 8-bit greyscale PNGs straight to dots (zlib1g-dev and
+    // libpng-dev, which libcairo2-dev brings).
     .target(name: "CCairo"),
     .target(name: "CZint"),
     .target(name: "CZlib"),
+    .target(name: "CPNG"),
     .target(
       name: "LabelRender",
-      dependencies: ["LabelCore", "LabelLanguages", "LabelPOSIX", "CCairo", "CZint", "CZlib"]),
+      dependencies: [
+        "LabelCore", "LabelLanguages", "LabelPOSIX", "CCairo", "CZint", "CZlib", "CPNG",
+      ]),
     // libcups, through one small C module (Debian 12 has no cups.pc: no pkgConfig) and a
     // typed wrapper: one owner per handle, calls on the client's own queue, IPP → Reason table.
     // Loaded on first use like the drawing stack (apt: libcups2-dev for the headers).

@@ -23,6 +23,8 @@ shim = f"{directory}/include/shim.h"
 text = subprocess.run(["gcc", "-E", "-P", shim], capture_output=True, text=True, check=True).stdout
 text = re.sub(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", "", text)
 text = re.sub(r"\s+", " ", text)
+# libpng's PNG_EXPORT wraps each name in parentheses: "int ( png_image_free) (...)".
+text = re.sub(r"\(\s*([A-Za-z_]\w*)\s*\)\s*\(", r"\1 (", text)
 
 stubs = []
 for name in sorted(set(names)):

@@ -1,4 +1,5 @@
 import CCairo
+import CPNG
 import CZint
 import CZlib
 import LabelLanguages
@@ -11,6 +12,7 @@ enum DrawingLibraries {
   static let drawingNames = ["libpangocairo-1.0.so.0", "libpangocairo-1.0.so"]
   static let zintNames = ["libzint.so.2.11", "libzint.so"]
   static let zlibNames = ["libz.so.1", "libz.so"]
+  static let pngNames = ["libpng16.so.16", "libpng16.so"]
 
   private static let drawing: Result<Void, SharedLibrary.LoadError> = SharedLibrary.open(
     drawingNames
@@ -34,6 +36,16 @@ enum DrawingLibraries {
     if case .failure(let error) = zlib {
       throw ImageError("labeld cannot load zlib: \(error.message)")
     }
+  }
+
+  private static let png: Result<Void, SharedLibrary.LoadError> = SharedLibrary.open(pngNames)
+    .map { cpng_bind($0) }
+
+  /// Opens libpng if it is not open yet (the drawing stack maps it anyway: cairo reads PNGs
+  /// with it). False when it cannot be: the caller reads the PNG through cairo instead.
+  static func havePNG() -> Bool {
+    if case .success = png { return true }
+    return false
   }
 
   /// Opens libzint if it is not open yet.

@@ -94,15 +94,21 @@ public enum PNGCodec {
   }
 
   /// Decodes `png` with cairo and hands `body` its pixels, composited over white paper.
-  private static func decodePixels<T>(_ png: [UInt8], _ body: (PixelReader) -> T)
-    throws(ImageError) -> T
-  {
+  /// The size the header declares, refused when it is more than labeld accepts.
+  private static func checkedSize(_ png: [UInt8]) throws(ImageError) -> (Int, Int) {
     let (w, h) = try size(of: png)
     guard w > 0, h > 0, w <= maxSide, h <= maxSide, w * h <= maxPixels else {
       throw ImageError(
         "the PNG is \(w) x \(h) pixels; at most \(maxSide) a side and \(maxPixels) pixels are accepted"
       )
     }
+    return (w, h)
+  }
+
+  private static func decodePixels<T>(_ png: [UInt8], _ body: (PixelReader) -> T)
+    throws(ImageError) -> T
+  {
+    _ = try checkedSize(png)
     try DrawingLibraries.requireDrawing()
     let source = ByteSource(png)
     let surface = cairo_image_surface_create_from_png_stream(
@@ -136,7 +142,9 @@ public enum PNGCodec {
 
   /// The PNG as a 1-bit bitmap, one dot per pixel: black where the ink is at least half.
   public static func decodeBitmap(_ png: [UInt8]) throws(ImageError) -> Bitmap {
-    try decodePixels(png) { pixels in
+    let (w, h) = try checkedSize(png)
+    if let dots = GreyPNG.dots(png, width: w, height: h) { return dots }
+    return try decodePixels(png) { pixels in
       let bytesPerRow = (pixels.width + 7) / 8
       var bytes = [UInt8](repeating: 0, count: bytesPerRow * pixels.height)
       bytes.withUnsafeMutableBufferPointer { out in

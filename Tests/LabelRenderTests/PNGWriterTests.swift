@@ -85,8 +85,11 @@ struct PNGDecodeDotsTests {
   /// A PNG of 8-bit RGB (colour 2) or RGBA (colour 6) `pixels`, rows unfiltered, in stored
   /// (uncompressed) deflate blocks: written here so the decoder meets images no code of
   /// labeld's wrote.
-  static func png(width: Int, height: Int, alpha: Bool, _ pixels: [UInt8]) -> [UInt8] {
-    let channels = alpha ? 4 : 3
+  static func png(
+    width: Int, height: Int, alpha: Bool, _ pixels: [UInt8], grey: Bool = false,
+    extra: [(String, [UInt8])] = []
+  ) -> [UInt8] {
+    let channels = grey ? 1 : alpha ? 4 : 3
     var raw: [UInt8] = []
     for y in 0..<height {
       raw.append(0)
@@ -109,7 +112,9 @@ struct PNGDecodeDotsTests {
     }
     z += be32(b << 16 | a)
     var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-    out += chunk("IHDR", be32(UInt32(width)) + be32(UInt32(height)) + [8, alpha ? 6 : 2, 0, 0, 0])
+    let colour: UInt8 = grey ? 0 : alpha ? 6 : 2
+    out += chunk("IHDR", be32(UInt32(width)) + be32(UInt32(height)) + [8, colour, 0, 0, 0])
+    for (type, data) in extra { out += chunk(type, data) }
     out += chunk("IDAT", z)
     out += chunk("IEND", [])
     return out
@@ -141,5 +146,40 @@ struct PNGDecodeDotsTests {
       #expect(dots == (try PNGCodec.decodeInk(png)).thresholded(), "\(width) wide")
       #expect(dots.width == width && dots.height == height)
     }
+  }
+
+  /// 8-bit greyscale, read by libpng straight to dots, gives the dots cairo's way gives;
+  /// a colour-space chunk sends the file through cairo.
+  @Test func greyscale_decodesToTheSameDotsEitherWay() throws {
+    var rng = PNGWriterTests.Dots(state: 5)
+    for width in [1, 7, 8, 9, 31, 100, 203] {
+      let height = Int.random(in: 1...20, using: &rng)
+      let pixels = (0..<(width * height)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+      let pHYs = Self.be32(8000) + Self.be32(8000) + [1]
+      let plain = Self.png(
+        width: width, height: height, alpha: false, pixels, grey: true, extra: [("pHYs", pHYs)])
+      #expect(GreyPNG.isPlainGrey(plain))
+      let dots = try PNGCodec.decodeBitmap(plain)
+      #expect(dots == (try PNGCodec.decodeInk(plain)).thresholded(), "\(width) wide")
+      var expected = Bitmap(width: width, height: height)
+      for y in 0..<height {
+        for x in 0..<width where pixels[y * width + x] <= 127 { expected[x, y] = true }
+      }
+      #expect(dots == expected)
+      let gamma = Self.png(
+        width: width, height: height, alpha: false, pixels, grey: true,
+        extra: [("gAMA", Self.be32(100_000))])
+      #expect(!GreyPNG.isPlainGrey(gamma))
+      #expect(try PNGCodec.decodeBitmap(gamma) == (try PNGCodec.decodeInk(gamma)).thresholded())
+    }
+  }
+
+  /// A greyscale file that is damaged after its header is refused as cairo refuses it.
+  @Test func damagedGreyscale_isRefusedAsBefore() {
+    let pixels = [UInt8](repeating: 0, count: 64)
+    var png = Self.png(width: 8, height: 8, alpha: false, pixels, grey: true)
+    png[png.count - 20] ^= 0xFF
+    #expect(throws: ImageError.self) { try PNGCodec.decodeBitmap(png) }
+    #expect(throws: ImageError.self) { try PNGCodec.decodeBitmap(Array(png.prefix(50))) }
   }
 }
