@@ -183,3 +183,43 @@ struct PNGDecodeDotsTests {
     #expect(throws: ImageError.self) { try PNGCodec.decodeBitmap(Array(png.prefix(50))) }
   }
 }
+
+/// Damaged PNGs of every kind labeld reads to dots (greyscale through libpng, the rest
+/// through cairo): a byte changed, a run cut out, a chunk length rewritten. Each is read
+/// or refused with an `ImageError`; nothing traps, and where both ways read one, they
+/// agree.
+struct PNGFuzzTests {
+  @Test func mutatedPNGs_areReadOrRefused() {
+    var rng = PNGWriterTests.Dots(state: 6)
+    let pixels = (0..<(24 * 12 * 4)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+    let seeds = [
+      PNGDecodeDotsTests.png(width: 24, height: 12, alpha: false, pixels, grey: true),
+      PNGDecodeDotsTests.png(width: 24, height: 12, alpha: false, pixels),
+      PNGDecodeDotsTests.png(width: 24, height: 12, alpha: true, pixels),
+    ]
+    var read = 0
+    for i in 0..<3000 {
+      var png = seeds[i % seeds.count]
+      for _ in 0..<Int.random(in: 1...3, using: &rng) {
+        let at = Int.random(in: 8..<png.count, using: &rng)
+        switch Int.random(in: 0..<3, using: &rng) {
+        case 0: png[at] = UInt8.random(in: 0...255, using: &rng)
+        case 1: png.removeSubrange(at..<min(png.count, at + Int.random(in: 1...40, using: &rng)))
+        default:
+          // A chunk length (every chunk starts 8, 33, ... bytes in) made large.
+          if png.count > 40 { png[33] = 0x7F }
+        }
+        if png.count <= 8 { break }
+      }
+      do {
+        let dots = try PNGCodec.decodeBitmap(png)
+        read += 1
+        if let ink = try? PNGCodec.decodeInk(png) { #expect(dots == ink.thresholded()) }
+      } catch {
+        // Refused with a reason: what a client is told.
+        #expect(!error.message.isEmpty)
+      }
+    }
+    #expect(read > 0)
+  }
+}
