@@ -139,7 +139,7 @@ let package = Package(
     .testTarget(name: "LabelKitTests", dependencies: ["LabelKit", "LabelCore"]),
     .testTarget(name: "LabelPOSIXTests", dependencies: ["LabelPOSIX"]),
     .testTarget(name: "LabelCommandLineTests", dependencies: ["LabelCommandLine"]),
-    .testTarget(name: "LabelCUPSTests", dependencies: ["LabelCUPS", "LabelCore"]),
+    .testTarget(name: "LabelCUPSTests", dependencies: ["LabelCUPS", "LabelCore", "LabelTestKit"]),
     .testTarget(name: "LabelLanguagesTests", dependencies: ["LabelLanguages", "LabelCore"]),
     .testTarget(
       name: "LabelRenderTests",
