@@ -101,6 +101,13 @@ public final class USBDeviceHandle {
       requestType: 0xA1, request: 0, value: UInt16(interface.configurationIndex),
       index: UInt16(interface.number) << 8 | UInt16(interface.alternate), length: 1024,
       timeoutMS: timeoutMS)
+    return Self.deviceIDText(reply)
+  }
+
+  /// The id in a GET_DEVICE_ID reply: its length prefix read (big-endian, or little-endian
+  /// from the devices that send it so) and kept within the reply, control characters at
+  /// either end dropped. Whatever a device sends, an id or "" (PrinterInputFuzzTests).
+  public static func deviceIDText(_ reply: [UInt8]) -> String {
     guard reply.count >= 2 else { return "" }
     // Big-endian length including its own two bytes; some devices send it little-endian
     // (CUPS' usb backend has the same fallback).
