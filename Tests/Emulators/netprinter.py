@@ -59,6 +59,14 @@ class Zebra:
         with open(os.path.join(self.dir, "events.log"), "a") as f:
             f.write("%.3f %s\n" % (time.time(), line))
 
+    def write_file(self, name, data):
+        """Writes a printed label whole or not at all: a test that reads it as soon as
+        labeld says the job completed must never see half of it."""
+        tmp = os.path.join(self.dir, "." + name + ".tmp")
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, os.path.join(self.dir, name))
+
     def listen(self):
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -128,8 +136,7 @@ class Zebra:
         while self.waiting:
             label = self.waiting.pop(0)
             self.labels += 1
-            with open(os.path.join(self.dir, "label-%d.zpl" % self.labels), "wb") as f:
-                f.write(label)
+            self.write_file("label-%d.zpl" % self.labels, label)
             self.event("printed label %d" % self.labels)
 
     def hqes(self):
@@ -258,8 +265,7 @@ class BrotherQL(Zebra):
         while self.waiting:
             job = self.waiting.pop(0)
             self.jobs += 1
-            with open(os.path.join(self.dir, "job-%d.ql" % self.jobs), "wb") as f:
-                f.write(job)
+            self.write_file("job-%d.ql" % self.jobs, job)
             self.event("printed job %d" % self.jobs)
 
     def command(self, words):
