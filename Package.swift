@@ -139,6 +139,11 @@ let package = Package(
     .testTarget(name: "LabelKitTests", dependencies: ["LabelKit", "LabelCore"]),
     .testTarget(name: "LabelPOSIXTests", dependencies: ["LabelPOSIX"]),
     .testTarget(name: "LabelCommandLineTests", dependencies: ["LabelCommandLine"]),
+    .testTarget(
+      name: "LabelServerTests",
+      dependencies: [
+        "LabelServer", "LabelCore", "LabelEvents", "LabelLog", "LabelPOSIX", "LabelTestKit",
+      ]),
     .testTarget(name: "LabelCUPSTests", dependencies: ["LabelCUPS", "LabelCore", "LabelTestKit"]),
     .testTarget(name: "LabelLanguagesTests", dependencies: ["LabelLanguages", "LabelCore"]),
     .testTarget(

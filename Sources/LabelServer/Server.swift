@@ -110,8 +110,8 @@ package final class Server: @unchecked Sendable {
       let id = nextID.add(1, ordering: .relaxed).oldValue
       let dispatcher = self.dispatcher
       let connection = Connection(
-        id: id, fd: fd, peer: peer, limits: limits, queue: queue, loop: loop,
-        log: log, budget: readAhead,
+        id: id, fd: fd, peer: peer, framer: LineFramer(maxMessageBytes: limits.maxMessageBytes),
+        limits: limits, queue: queue, loop: loop, log: log, budget: readAhead,
         handler: { line, connection in await dispatcher.handle(line, connection: connection) },
         immediate: { line, connection in dispatcher.handleAtOnce(line, peer: connection.peer) },
         onClose: { [weak self] connection in self?.closed(connection) },

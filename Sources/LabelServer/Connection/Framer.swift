@@ -1,0 +1,41 @@
+import LabelCore
+
+/// What a framer makes of the bytes a client sent.
+package enum Inbound: Sendable, Equatable {
+  /// One request, without its framing; `wireBytes` is what it took on the wire (what the
+  /// connection holds for it until it is answered).
+  case message([UInt8], wireBytes: Int)
+  /// Reading ends here: the connection answers this error after its earlier answers and
+  /// closes.
+  case refused(RPCError)
+}
+
+/// What one call of `Framer.take` did besides the messages it appended.
+package struct Framed: Sendable, Equatable {
+  /// Bytes taken that no message will answer (framing of a refused message, control
+  /// frames): the connection stops holding them at once.
+  package var discarded = 0
+  /// A refusal was appended: nothing after it is read.
+  package var ended = false
+
+  package init(discarded: Int = 0, ended: Bool = false) {
+    self.discarded = discarded
+    self.ended = ended
+  }
+}
+
+/// The first stage of a connection: bytes read from the socket in, whole messages out;
+/// and the wire form of each message going back. A framing is one type: the Unix
+/// socket's is `LineFramer`, and another (a WebSocket's frames) plugs into the same
+/// pipeline, budget, dispatcher and writer alike.
+package protocol Framer: Sendable {
+  /// Takes bytes as read (any split); appends each message completed by them, or the
+  /// refusal that ends reading, to `inbound`.
+  mutating func take(_ bytes: UnsafeRawBufferPointer, into inbound: inout [Inbound]) -> Framed
+  /// Bytes held of a message not complete yet.
+  var partialBytes: Int { get }
+  /// Drops the message not complete yet (its deadline passed); returns the bytes dropped.
+  mutating func dropPartial() -> Int
+  /// The bytes that carry `line` (one JSON message ending in `\n`) to the client.
+  func outbound(_ line: [UInt8]) -> [UInt8]
+}
