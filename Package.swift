@@ -133,7 +133,7 @@ let package = Package(
       name: "labeld-bench",
       dependencies: [
         "LabelKit", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelStore", "LabelLanguages",
-        "LabelRender", "LabelLoad", "LabelTestKit",
+        "LabelRender", "LabelLoad", "LabelTestKit", "LabelCommandLine",
       ]),
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
     .testTarget(name: "LabelKitTests", dependencies: ["LabelKit", "LabelCore"]),

@@ -83,3 +83,43 @@ public struct ParsedArguments: Sendable {
     return out
   }
 }
+
+extension ParsedArguments {
+  /// Records option `name`, one of `spec`'s spellings, under its canonical name: its value
+  /// (inline, or the next word of `reader`) or, for a flag, that it was given. An option
+  /// that is not repeatable given twice is a usage error.
+  public mutating func record(
+    _ spec: OptionSpec, as name: String, inline: String?, from reader: inout CommandLineReader
+  ) throws(UsageError) {
+    let key = spec.names[0]
+    if !spec.repeatable && options[key] != nil { throw UsageError("\(key) given more than once") }
+    if let placeholder = spec.value {
+      options[key, default: []].append(
+        try reader.value(of: name, inline: inline, placeholder: placeholder))
+    } else {
+      try CommandLineReader.noValue(name, inline: inline)
+      options[key] = [""]
+    }
+  }
+
+  /// Reads the words of a command without subcommands: each an option of `specs` or a
+  /// positional.
+  public static func read(_ words: [String], specs: [OptionSpec]) throws(UsageError)
+    -> ParsedArguments
+  {
+    var parsed = ParsedArguments()
+    var reader = CommandLineReader(words)
+    while let word = reader.next() {
+      switch word {
+      case .option(let name, let inline):
+        guard let spec = specs.first(where: { $0.names.contains(name) }) else {
+          throw UsageError("unknown option '\(name)'")
+        }
+        try parsed.record(spec, as: name, inline: inline, from: &reader)
+      case .positional(let argument):
+        parsed.positionals.append(argument)
+      }
+    }
+    return parsed
+  }
+}

@@ -64,17 +64,7 @@ enum CommandParser {
           guard
             let spec = command.configuration.options.first(where: { $0.names.contains(name) })
           else { throw UsageError("unknown option '\(name)'") }
-          let key = spec.names[0]
-          if !spec.repeatable && arguments.options[key] != nil {
-            throw UsageError("\(key) given more than once")
-          }
-          if let placeholder = spec.value {
-            arguments.options[key, default: []].append(
-              try reader.value(of: name, inline: inline, placeholder: placeholder))
-          } else {
-            try CommandLineReader.noValue(name, inline: inline)
-            arguments.options[key] = [""]
-          }
+          try arguments.record(spec, as: name, inline: inline, from: &reader)
         case .positional(let token):
           if isGroup() {
             if !reader.pastOptions,

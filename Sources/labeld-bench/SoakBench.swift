@@ -40,50 +40,6 @@ struct SoakOptions: Sendable {
   static let defaultSlowSpeed = 600.0
 }
 
-/// The soak flags as given, parsed into `options`, and kept to pass on to the child.
-func parseSoakFlag(_ flag: String, _ args: inout ArraySlice<String>, _ c: inout BenchConfig)
-  -> Bool
-{
-  func value() -> String {
-    let v = args.popFirst() ?? ""
-    c.passThrough += [flag, v]
-    return v
-  }
-  func number(_ range: ClosedRange<Double>) -> Double {
-    let text = value()
-    guard let d = Double(text), range.contains(d) else {
-      FileHandle.standardError.write(
-        Data("labeld-bench: \(flag) \(text): expected a number in \(range)\n".utf8))
-      exit(64)
-    }
-    return d
-  }
-  switch flag {
-  case "--soak":
-    c.soakMode = true
-  case "--minutes": c.soak.minutes = number(0.1...10_000)
-  case "--interval": c.soak.interval = number(1...3600)
-  case "--warmup": c.soak.warmup = Int(number(0...1000))
-  case "--window": c.soak.window = Int(number(1...1000))
-  case "--journal": c.soak.journal = Int(number(0...1_000_000))
-  case "--clients": c.soak.mix.clients = Int(number(1...1000))
-  case "--rate": c.soak.mix.rate = number(1...1_000_000)
-  case "--slow":
-    c.passThrough.append(flag)
-    c.soak.slowSpeed = c.soak.slowSpeed ?? SoakOptions.defaultSlowSpeed
-  case "--slow-speed": c.soak.slowSpeed = number(1...10_000)
-  case "--bytes-per-queued-job": c.soak.bytesPerQueuedJob = number(0...1e9)
-  case "--weights":
-    let text = value()
-    do { try c.soak.mix.setWeights(text) } catch {
-      FileHandle.standardError.write(Data("labeld-bench: --weights: \(error)\n".utf8))
-      exit(64)
-    }
-  default: return false
-  }
-  return true
-}
-
 /// One row of the soak.
 private struct SoakRow {
   var elapsed: Double

@@ -1,4 +1,5 @@
 import Foundation
+import LabelCommandLine
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -9,59 +10,34 @@ import Foundation
 // timeout; its rows appear as it finishes them, and a section that fails or hangs is
 // reported and the next one runs. Not run in CI.
 
-let usage = """
-  usage: labeld-bench [--labeld PATH] [--requests N] [--only NAME[,NAME…]] [--list]
-         labeld-bench --soak [--labeld PATH] [--minutes M] [--interval S] [--warmup ROWS]
-                      [--window ROWS] [--slow | --slow-speed LABELS_PER_MIN] [--clients N]
-                      [--rate CALLS_PER_S] [--weights NAME=N,…] [--bytes-per-queued-job B]
-                      [--journal EVENTS]
-
-  Runs every benchmark section (or the named ones) against the labeld binary at PATH
-  (default .build/release/labeld), each in its own process with a timeout, and prints a
-  Markdown report on stdout as rows are measured; progress goes to stderr. Exits 1 when
-  a section failed or timed out (the report says which), 64 on a usage error.
-
-  --soak runs the mixed load of issue #13 (16 clients, default 30 minutes, a row every
-  30 s) against a fresh labeld with two simulated printers, instant or (--slow) at
-  600 labels/min each, and ends with a verdict: PASS, or FAIL (exit 1) naming what drifted
-  after the warm-up rows (default 2): requests/s judged on the medians of windows of
-  --window rows (default 10: five minutes), within 10% of the run's; RSS within 10% of the
-  warm-up's plus --bytes-per-queued-job (default 2048) for each job queued since (printers
-  slower than the submits leave a legitimate backlog; memory may follow it, no further);
-  any failed call, descriptor growth, or labeld dying fails it too. Its deadline is the minutes plus 5. --weights sets the mix (names:
-  submitNative, submitTemplate, save, renderPNG, renderNative, printersList, jobsList,
-  subscribeReplay); --rate paces the clients instead of a closed loop. Before the first
-  row, --journal EVENTS alert events (default 10000, labeld's --alert-retention) are
-  raised and cleared so the alert journal starts as full as weeks of faults leave it
-  (0: start empty).
-  """
-
-/// The command line, read once.
-let config: BenchConfig = {
-  var c = BenchConfig()
-  var args = CommandLine.arguments.dropFirst()
-  while let a = args.popFirst() {
-    switch a {
-    case "--labeld": c.labeld = args.popFirst() ?? c.labeld
-    case "--requests": c.requests = Int(args.popFirst() ?? "") ?? c.requests
-    case "--work": c.work = URL(fileURLWithPath: args.popFirst() ?? c.work.path)
-    case "--section", "--only": _ = args.popFirst()
-    case "--list", "--cups-only": break
-    default:
-      if parseSoakFlag(a, &args, &c) { continue }
-      FileHandle.standardError.write(Data((usage + "\n").utf8))
-      exit(64)
-    }
+/// The command line, read once; a usage error exits 64 with the usage lines.
+let arguments: ParsedArguments = {
+  let words = Array(CommandLine.arguments.dropFirst())
+  do throws(UsageError) {
+    let parsed = try ParsedArguments.read(words, specs: BenchOptions.specs)
+    if let extra = parsed.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+    return parsed
+  } catch {
+    FileHandle.standardError.write(
+      Data("labeld-bench: \(error.message)\nTry 'labeld-bench --help'.\n".utf8))
+    exit(64)
   }
-  return c
 }()
 
-/// The value of `flag` on the command line, if given.
-func argument(_ flag: String) -> String? {
-  let args = Array(CommandLine.arguments)
-  guard let i = args.firstIndex(of: flag), i + 1 < args.count else { return nil }
-  return args[i + 1]
+if arguments.flag("--help")
+  || CommandLineReader.asksForHelp(Array(CommandLine.arguments.dropFirst()))
+{
+  print(BenchOptions.help)
+  exit(0)
 }
+
+let config: BenchConfig = {
+  do throws(UsageError) { return try BenchOptions.config(arguments) } catch {
+    FileHandle.standardError.write(
+      Data("labeld-bench: \(error.message)\nTry 'labeld-bench --help'.\n".utf8))
+    exit(64)
+  }
+}()
 
 let sections: [Section] = [
   Section(name: "latency", title: "Request latency", timeout: 600) { try latencySection() },
@@ -112,11 +88,11 @@ let soak = Section(name: "soak", title: "Soak", timeout: config.soak.timeout) {
   try soakSection()
 }
 
-if CommandLine.arguments.contains("--list") {
+if arguments.flag("--list") {
   for s in sections { print("\(s.name)\t\(Int(s.timeout)) s\t\(s.title)") }
   exit(0)
 }
-if let name = argument("--section") {
+if let name = arguments.value("--section") {
   // One section, in the child the runner started.
   guard let section = (sections + [soak, kitLoop]).first(where: { $0.name == name }) else {
     FileHandle.standardError.write(Data("labeld-bench: no section \(name)\n".utf8))
@@ -131,7 +107,7 @@ if let name = argument("--section") {
   }
 }
 var selected = config.soakMode ? [soak] : sections
-if let only = argument("--only") ?? (CommandLine.arguments.contains("--cups-only") ? "cups" : nil) {
+if let only = arguments.value("--only") ?? (arguments.flag("--cups-only") ? "cups" : nil) {
   let names = only.split(separator: ",").map(String.init)
   selected = sections.filter { names.contains($0.name) }
   guard selected.count == names.count else {
