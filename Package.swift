@@ -15,6 +15,10 @@ let package = Package(
   targets: [
     // Pure Swift: model, Reason, the alert type, protocol messages. Never imports C.
     .target(name: "LabelCore"),
+    // How labeld waits and runs: `BlockingQueue` (the one way to call blocking C from async
+    // code), `ServiceGroup` (every long-running loop, started and stopped in order),
+    // `Wakeup`. Pure Swift on Dispatch; the client kit uses it too.
+    .target(name: "LabelConcurrency"),
     // SQLite, through one small C module and a typed wrapper (one owner per handle).
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "LabelSQLite", dependencies: ["CSQLite"]),
@@ -42,7 +46,8 @@ let package = Package(
     // typed wrapper: one owner per handle, calls on the client's own queue, IPP → Reason table.
     // Loaded on first use like the drawing stack (apt: libcups2-dev for the headers).
     .target(name: "CCUPS"),
-    .target(name: "LabelCUPS", dependencies: ["CCUPS", "LabelCore", "LabelPOSIX"]),
+    .target(
+      name: "LabelCUPS", dependencies: ["CCUPS", "LabelCore", "LabelPOSIX", "LabelConcurrency"]),
     // libusb, through one small C module and a typed wrapper (one owner per context,
     // device and handle; `USBError` for libusb codes).
     .systemLibrary(
@@ -59,23 +64,31 @@ let package = Package(
     .target(name: "LabelEvents", dependencies: ["LabelCore", "LabelLog", "LabelPOSIX"]),
     // labeld's state in SQLite: products, templates, jobs, the alert journal.
     .target(
-      name: "LabelStore", dependencies: ["LabelCore", "LabelSQLite", "LabelEvents", "LabelLog"]),
-    // The scheduler: the transport protocol, one queue per printer, the registry, jobs.
+      name: "LabelStore",
+      dependencies: ["LabelCore", "LabelSQLite", "LabelEvents", "LabelLog", "LabelConcurrency"]),
+    // What a transport is, for the scheduler and the transports alike, and nothing else:
+    // `PrinterTransport`, `PrinterStatusSink`, `TransportError`, `PrinterSource`,
+    // `PrinterAdopter`. Transports depend on it, never on the scheduler or the store.
+    .target(name: "LabelTransport", dependencies: ["LabelCore", "LabelConcurrency"]),
+    // The scheduler: one queue per printer, the registry, jobs.
     .target(
       name: "LabelScheduler",
-      dependencies: ["LabelCore", "LabelEvents", "LabelStore", "LabelLog"]),
-    // Transports, one module each, seeing only the scheduler's protocols and the drivers.
+      dependencies: ["LabelCore", "LabelEvents", "LabelStore", "LabelLog", "LabelTransport"]),
+    // Transports, one module each, seeing only the transport interfaces and the drivers.
     .target(
       name: "LabelTransportSim",
-      dependencies: ["LabelCore", "LabelScheduler", "LabelLanguages", "LabelPOSIX"]),
+      dependencies: ["LabelCore", "LabelTransport", "LabelLanguages", "LabelPOSIX"]),
     .target(
       name: "LabelTransportCUPS",
       dependencies: [
-        "LabelCore", "LabelScheduler", "LabelLanguages", "LabelCUPS", "LabelLog", "LabelPOSIX",
+        "LabelCore", "LabelTransport", "LabelConcurrency", "LabelLanguages", "LabelCUPS",
+        "LabelLog", "LabelPOSIX",
       ]),
     .target(
       name: "LabelTransportUSB",
-      dependencies: ["LabelCore", "LabelScheduler", "LabelLanguages", "LabelUSB", "LabelLog"]),
+      dependencies: [
+        "LabelCore", "LabelTransport", "LabelConcurrency", "LabelLanguages", "LabelUSB", "LabelLog",
+      ]),
     // Avahi's client library for DNS-SD discovery, through one small C module that owns
     // every Avahi object in one call, loaded on first use like libcups (apt:
     // libavahi-client-dev for the headers).
@@ -83,22 +96,24 @@ let package = Package(
     .target(
       name: "LabelTransportNet",
       dependencies: [
-        "LabelCore", "LabelScheduler", "LabelLanguages", "LabelPOSIX", "LabelLog", "CAvahi",
+        "LabelCore", "LabelTransport", "LabelConcurrency", "LabelLanguages", "LabelPOSIX",
+        "LabelLog",
+        "CAvahi",
       ]),
     // The socket: connections, the dispatcher, the methods, access policy, rendering.
     .target(
       name: "LabelServer",
       dependencies: [
         "LabelCore", "LabelPOSIX", "LabelEvents", "LabelStore", "LabelScheduler", "LabelRender",
-        "LabelLanguages", "LabelLog",
+        "LabelLanguages", "LabelLog", "LabelTransport",
       ]),
     // The composition root: configuration, start-up, shutdown, reload.
     .target(
       name: "LabelDaemon",
       dependencies: [
         "LabelCore", "LabelPOSIX", "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler",
-        "LabelTransportSim", "LabelTransportCUPS", "LabelTransportUSB", "LabelTransportNet",
-        "LabelServer",
+        "LabelTransport", "LabelConcurrency", "LabelTransportSim", "LabelTransportCUPS",
+        "LabelTransportUSB", "LabelTransportNet", "LabelServer",
       ]),
     // The test kit: a fake transport, a store in memory and the daemon's parts wired for
     // unit tests of the queue and the dispatcher.
@@ -106,7 +121,7 @@ let package = Package(
       name: "LabelTestKit",
       dependencies: [
         "LabelCore", "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler", "LabelServer",
-        "LabelPOSIX", "LabelLanguages",
+        "LabelPOSIX", "LabelLanguages", "LabelTransport",
       ]),
     // Both executables' command lines: option specs, one reader of words, the help layout.
     .target(name: "LabelCommandLine"),
@@ -114,16 +129,13 @@ let package = Package(
     // that hand out every event exactly once, job updates across restarts, AlertQueue; and
     // the blocking connection labelctl and the tests use. Builds for Linux and Apple
     // platforms: the operating system is in one file (System.swift).
-    .target(name: "LabelKit", dependencies: ["LabelCore"]),
+    .target(name: "LabelKit", dependencies: ["LabelCore", "LabelConcurrency"]),
     // The mixed load of issue #13 (clients, fault toggling, per-interval counts) and /proc
     // metrics, shared by `make soak` (labeld-bench --soak) and the soak test.
     .target(name: "LabelLoad", dependencies: ["LabelKit", "LabelCore"]),
     .executableTarget(
       name: "labeld",
-      dependencies: [
-        "LabelDaemon", "LabelCore", "LabelPOSIX", "LabelLog", "LabelScheduler",
-        "LabelTransportSim", "LabelTransportNet", "LabelCommandLine",
-      ]),
+      dependencies: ["LabelDaemon", "LabelCore", "LabelPOSIX", "LabelLog", "LabelCommandLine"]),
     .executableTarget(
       name: "labelctl",
       dependencies: ["LabelKit", "LabelCore", "LabelPOSIX", "LabelCommandLine"]),
@@ -154,7 +166,7 @@ let package = Package(
       dependencies: [
         "LabelDaemon", "LabelCore", "LabelSQLite", "LabelLanguages", "LabelUSB", "LabelCUPS",
         "LabelLog", "LabelPOSIX", "LabelEvents", "LabelStore", "LabelScheduler",
-        "LabelTransportSim",
+        "LabelTransport", "LabelConcurrency", "LabelTransportSim",
         "LabelTransportCUPS", "LabelTransportUSB", "LabelTransportNet", "LabelServer",
         "LabelTestKit",
       ]),

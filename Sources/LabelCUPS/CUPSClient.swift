@@ -1,5 +1,6 @@
 import CCUPS
 import Dispatch
+import LabelConcurrency
 import LabelCore
 
 /// A client of the CUPS server: every libcups call runs on this client's own serial

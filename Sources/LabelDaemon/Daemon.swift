@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LabelConcurrency
 import LabelCore
 import LabelEvents
 import LabelLog
@@ -6,6 +7,7 @@ import LabelPOSIX
 import LabelScheduler
 import LabelServer
 import LabelStore
+import LabelTransport
 import LabelTransportCUPS
 import LabelTransportNet
 import LabelTransportSim

@@ -1,6 +1,7 @@
 import LabelCore
 import LabelEvents
 import LabelStore
+import LabelTransport
 import Synchronization
 
 /// Printers that have jobs waiting but are not here: a USB printer not plugged in when

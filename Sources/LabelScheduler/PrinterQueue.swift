@@ -3,6 +3,7 @@ import LabelCore
 import LabelEvents
 import LabelLog
 import LabelStore
+import LabelTransport
 import Synchronization
 
 /// One printer's scheduler: a FIFO of jobs printed one at a time, the printer's fault

@@ -2,12 +2,13 @@ import LabelCore
 import LabelEvents
 import LabelLog
 import LabelStore
+import LabelTransport
 import Synchronization
 
 /// Every printer the daemon knows, by id, in the order they were added, and the one place
 /// a printer's queue is made: `adopt` creates, resumes and starts a queue for a transport
 /// of any kind (configured, discovered at start-up, plugged in or found later).
-package final class PrinterRegistry: Sendable {
+package final class PrinterRegistry: PrinterAdopter {
   private struct State {
     var queues: [PrinterQueue] = []
     /// Set by `open`: unfinished jobs have been handed out; a printer adopted from now on
@@ -27,10 +28,18 @@ package final class PrinterRegistry: Sendable {
 
   /// Makes `transport`'s queue and lists it, with the faults it is known to have (a USB
   /// printer's first status: it is listed as it is). Before `open` the queue waits;
-  /// after, it takes back the unfinished jobs stored for it and starts. Nil when a
+  /// after, it takes back the unfinished jobs stored for it and starts. False when a
   /// printer with the same id is here already.
   @discardableResult
-  package func adopt(_ transport: any PrinterTransport, faults: [Reason] = []) async
+  package func adopt(_ transport: any PrinterTransport, faults: [Reason]) async -> Bool {
+    await adoptQueue(transport, faults: faults) != nil
+  }
+
+  package func contains(_ id: String) -> Bool { queue(id) != nil }
+
+  /// `adopt`, returning the queue made.
+  @discardableResult
+  package func adoptQueue(_ transport: any PrinterTransport, faults: [Reason] = []) async
     -> PrinterQueue?
   {
     guard self.queue(transport.descriptor.id) == nil else { return nil }

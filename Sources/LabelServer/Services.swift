@@ -3,6 +3,7 @@ import LabelEvents
 import LabelLog
 import LabelScheduler
 import LabelStore
+import LabelTransport
 
 /// Everything the method handlers use, wired once at start-up.
 package struct Services: Sendable {

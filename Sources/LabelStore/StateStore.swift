@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import LabelConcurrency
 import LabelCore
 import LabelEvents
 import LabelLog

@@ -1,6 +1,7 @@
 import LabelCore
 import LabelLanguages
 import LabelScheduler
+import LabelTransport
 import Synchronization
 
 /// A printer for unit tests of the scheduler and the dispatcher, at the scheduler's wire:

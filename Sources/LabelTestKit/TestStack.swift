@@ -45,7 +45,7 @@ package final class TestStack: Sendable {
   @discardableResult
   package func add(_ printer: FakeTransport) async -> PrinterQueue? {
     await registry.open(policy: .resend)
-    return await registry.adopt(printer)
+    return await registry.adoptQueue(printer)
   }
 
   /// Submits a native job as `uid`.

@@ -1,9 +1,10 @@
 import FoundationEssentials
 import LabelCUPS
+import LabelConcurrency
 import LabelCore
 import LabelLog
 import LabelPOSIX
-import LabelScheduler
+import LabelTransport
 import Synchronization
 
 /// Finds the CUPS server's queues and adopts each as a `cups:QUEUE` printer.
@@ -15,7 +16,7 @@ package final class CUPSDiscovery: PrinterSource {
   private let client = CUPSClient(label: "discovery", connectTimeoutMS: 1000, ioTimeout: 5)
   private let pins: [String: PrinterLanguage]
   private let instance: String
-  private let registry = Mutex<PrinterRegistry?>(nil)
+  private let registry = Mutex<(any PrinterAdopter)?>(nil)
   private let log: Logger
   /// Whether the server answered at least once, and whether it answered last time.
   private let reached = Mutex<(ever: Bool, last: Bool?)>((false, nil))
@@ -84,7 +85,7 @@ package final class CUPSDiscovery: PrinterSource {
       return r.last
     }
     var added = 0
-    for name in names where registry.queue(CUPSPrinterModel.idPrefix + name) == nil {
+    for name in names where !registry.contains(CUPSPrinterModel.idPrefix + name) {
       let attributes: CUPSQueue
       do {
         attributes = try await client.queue(name)
@@ -94,7 +95,7 @@ package final class CUPSDiscovery: PrinterSource {
       }
       let printer = CUPSPrinter(
         queue: attributes, pin: pins[name], instance: instance, log: log)
-      guard await registry.adopt(printer) != nil else { continue }
+      guard await registry.adopt(printer) else { continue }
       added += 1
       let p = printer.descriptor
       log.info(
@@ -117,7 +118,7 @@ package final class CUPSDiscovery: PrinterSource {
   // MARK: PrinterSource
 
   /// Adopts the queues there now.
-  package func start(into registry: PrinterRegistry) async {
+  package func start(into registry: any PrinterAdopter) async {
     self.registry.withLock { $0 = registry }
     await discover()
   }

@@ -1,10 +1,11 @@
 import Dispatch
 import FoundationEssentials
 import LabelCUPS
+import LabelConcurrency
 import LabelCore
 import LabelLog
 import LabelPOSIX
-import LabelScheduler
+import LabelTransport
 import Synchronization
 
 /// A CUPS queue as a printer (`cups:QUEUE`): each copy is one raw CUPS job, followed until

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LabelConcurrency
 import LabelCore
 import LabelPOSIX
 

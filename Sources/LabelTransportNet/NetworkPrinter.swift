@@ -1,8 +1,9 @@
+import LabelConcurrency
 import LabelCore
 import LabelLanguages
 import LabelLog
 import LabelPOSIX
-import LabelScheduler
+import LabelTransport
 import Synchronization
 
 /// How long labeld waits on a network printer; every wait is bounded.

@@ -1,8 +1,9 @@
 import FoundationEssentials
+import LabelConcurrency
 import LabelCore
 import LabelLanguages
 import LabelLog
-import LabelScheduler
+import LabelTransport
 import Synchronization
 
 /// The configured network printers: each is adopted at start-up and stays (a printer that
@@ -29,7 +30,7 @@ package final class NetworkSource: PrinterSource {
     self.log = log
   }
 
-  package func start(into registry: PrinterRegistry) async {
+  package func start(into registry: any PrinterAdopter) async {
     for printer in printers {
       await registry.adopt(printer)
       log.notice(

@@ -2,7 +2,7 @@ import FoundationEssentials
 import LabelCore
 import LabelLanguages
 import LabelPOSIX
-import LabelScheduler
+import LabelTransport
 import Synchronization
 
 /// A `--simulate` specification: `NAME=LANGUAGE[,dpi=N][,width=MM][,length=MM]

@@ -1,3 +1,4 @@
+import LabelConcurrency
 import LabelCore
 import LabelUSB
 

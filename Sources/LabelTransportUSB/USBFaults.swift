@@ -1,5 +1,5 @@
 import LabelCore
-import LabelScheduler
+import LabelTransport
 import LabelUSB
 
 /// How labeld's udev rules are installed: named in every permission error.

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import LabelCore
-import LabelScheduler
+import LabelTransport
 import LabelUSB
 import Synchronization
 

@@ -1,8 +1,9 @@
 import FoundationEssentials
+import LabelConcurrency
 import LabelCore
 import LabelLanguages
 import LabelLog
-import LabelScheduler
+import LabelTransport
 import LabelUSB
 import Synchronization
 
@@ -30,7 +31,7 @@ public struct USBSettings: Sendable, Equatable {
 /// Each printer's status is its transport's business (`USBPrinter.monitor`).
 package actor USBMonitor: PrinterSource {
   private let settings: USBSettings
-  private var registry: PrinterRegistry?
+  private var registry: (any PrinterAdopter)?
   private let log: Logger
   private var bus: USBBus?
   /// Why USB is off, for `devices.list`.
@@ -53,7 +54,7 @@ package actor USBMonitor: PrinterSource {
 
   /// Opens the bus and adopts what is plugged in now. Without a usable bus (no usbfs, a
   /// container) labeld goes on without USB and says why.
-  package func start(into registry: PrinterRegistry) async {
+  package func start(into registry: any PrinterAdopter) async {
     self.registry = registry
     guard settings.enabled else { return }
     do {
@@ -185,7 +186,7 @@ package actor USBMonitor: PrinterSource {
     }
     // Its loaded media and faults are known before it is listed (one bounded status wait).
     let first = await transport.poll()
-    guard await registry.adopt(transport, faults: first.faults ?? []) != nil else { return }
+    guard await registry.adopt(transport, faults: first.faults ?? []) else { return }
     printers[candidate.printerID] = Entry(transport: transport)
     log.notice(
       "USB: \(candidate.printerID) is a \(transport.descriptor.model) at \(candidate.info.port) "

@@ -1,9 +1,10 @@
 import Dispatch
 import FoundationEssentials
+import LabelConcurrency
 import LabelCore
 import LabelLanguages
 import LabelLog
-import LabelScheduler
+import LabelTransport
 import LabelUSB
 import Synchronization
 

@@ -4,9 +4,6 @@ import LabelCore
 import LabelDaemon
 import LabelLog
 import LabelPOSIX
-import LabelScheduler
-import LabelTransportNet
-import LabelTransportSim
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -283,9 +280,7 @@ struct Options {
       case "--socket": socket = value
       case "--state-dir": stateDirectory = value
       case "--simulate":
-        let spec = try SimulatedPrinterSpec.parse(value)
-        config.simulated.removeAll { $0.name == spec.name }
-        config.simulated.append(spec)
+        try config.simulate(value)
       case "--seed": config.seedDirectory = value
       case "--max-message-bytes": config.maxMessageBytes = try integer(1024...(64 << 20))
       case "--max-queued-messages": config.maxQueuedMessages = try integer(16...1_000_000)
@@ -304,9 +299,7 @@ struct Options {
       case "--usb-timeout-ms": config.usb.timeouts.statusMS = UInt32(try integer(50...600_000))
       case "--rest-after": config.restAfter = .seconds(try integer(0...86_400))
       case "--printer":
-        let spec = try NetworkPrinterSpec.parse(value)
-        config.network.printers.removeAll { $0.name == spec.name }
-        config.network.printers.append(spec)
+        try config.addNetworkPrinter(value)
       case "--red-black-roll":
         guard value.hasPrefix("usb:"), value.split(separator: ":").count >= 3 else {
           throw SpecError(
@@ -314,10 +307,7 @@ struct Options {
         }
         config.usb.redBlackRolls.insert(value)
       case "--interrupted-jobs":
-        guard let policy = InterruptedJobPolicy(rawValue: value) else {
-          throw SpecError("--interrupted-jobs must be resend or abort")
-        }
-        config.interruptedJobs = policy
+        try config.setInterruptedJobs(value)
       case "--log-level":
         guard let level = LogLevel(name: value) else {
           throw SpecError("--log-level must be error, warning, notice, info or debug")

@@ -134,8 +134,9 @@ import Testing
     }
     await stack.registry.open(policy: .resend)
     let printer = FakeTransport(id: "fake:late")
-    #expect(await stack.registry.adopt(printer) != nil)
-    #expect(await stack.registry.adopt(FakeTransport(id: "fake:late")) == nil)
+    #expect(await stack.registry.adopt(printer))
+    let twice = await stack.registry.adopt(FakeTransport(id: "fake:late"))
+    #expect(!twice, "one printer per id")
     for id in waiting { _ = try await stack.wait(for: id, in: [.completed]) }
     #expect(printer.copies.map(\.job) == waiting)
     #expect(printer.copies.allSatisfy { $0.bytes == document })
