@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LabelCore
 import LabelKit
+import LabelWire
 import Synchronization
 import Testing
 
@@ -57,7 +58,8 @@ extension BlockingConnection {
 
   /// `count` printers.simulate calls toggling `printer` between `fault` and none (starting
   /// with the fault), pipelined a hundred at a time; with the client subscribed, returns
-  /// the alerts that came with the answers. Stops quietly when labeld goes away.
+  /// the alerts that came with the answers. Stops when labeld goes away, printing why (a
+  /// test that expected more alerts then shows what ended them).
   @discardableResult
   func toggle(_ printer: String, _ fault: String, count: Int) -> [AlertEvent] {
     var alerts: [AlertEvent] = []
@@ -72,12 +74,21 @@ extension BlockingConnection {
             #"{"jsonrpc":"2.0","id":\#(1_000_000 + i),"method":"printers.simulate","params":{"printer":"\#(printer)","fault":\#(value)}}"#
               .utf8) + [0x0A]
       }
-      guard (try? sendRaw(batch)) != nil else { return alerts }
+      do { try sendRaw(batch) } catch {
+        // Some callers expect the connection to end (an overflow); the log says why.
+        print("toggle: sending stopped after \(sent) of \(count): \(error)")
+        return alerts
+      }
       var answered = 0
       while answered < n {
-        guard let m = try? readMessage() else { return alerts }
+        let m: JSONValue
+        do { m = try readMessage() } catch {
+          print("toggle: reading stopped after \(answered) of \(n) answers: \(error)")
+          return alerts
+        }
         if m["id"] != nil {
           answered += 1
+          if let error = m["error"] { print("toggle: printers.simulate answered \(error)") }
         } else if m["method"] == "alert", let p = m["params"],
           let e = try? LabelJSON.decode(AlertEvent.self, from: p)
         {
