@@ -15,6 +15,10 @@ let package = Package(
   targets: [
     // Pure Swift: model, Reason, the alert type, protocol messages. Never imports C.
     .target(name: "LabelCore"),
+    // The protocol's wire form: the one JSON stack (`JSONValue.parse` reads, `JSONWriter`
+    // and `JSONOutput` write), the protocol types written and read, `Wire` (messages),
+    // RFC 3339 times. Pure Swift; the client kit uses it too.
+    .target(name: "LabelWire", dependencies: ["LabelCore"]),
     // How labeld waits and runs: `BlockingQueue` (the one way to call blocking C from async
     // code), `ServiceGroup` (every long-running loop, started and stopped in order),
     // `Wakeup`. Pure Swift on Dispatch; the client kit uses it too.
@@ -61,11 +65,14 @@ let package = Package(
     // checks it). The log: journald-prefixed lines on stderr.
     .target(name: "LabelLog"),
     // The one alert channel: journal, sequence, subscribers, save failures as alerts.
-    .target(name: "LabelEvents", dependencies: ["LabelCore", "LabelLog", "LabelPOSIX"]),
+    .target(
+      name: "LabelEvents", dependencies: ["LabelCore", "LabelWire", "LabelLog", "LabelPOSIX"]),
     // labeld's state in SQLite: products, templates, jobs, the alert journal.
     .target(
       name: "LabelStore",
-      dependencies: ["LabelCore", "LabelSQLite", "LabelEvents", "LabelLog", "LabelConcurrency"]),
+      dependencies: [
+        "LabelCore", "LabelWire", "LabelSQLite", "LabelEvents", "LabelLog", "LabelConcurrency",
+      ]),
     // What a transport is, for the scheduler and the transports alike, and nothing else:
     // `PrinterTransport`, `PrinterStatusSink`, `TransportError`, `PrinterSource`,
     // `PrinterAdopter`. Transports depend on it, never on the scheduler or the store.
@@ -104,14 +111,16 @@ let package = Package(
     .target(
       name: "LabelServer",
       dependencies: [
-        "LabelCore", "LabelPOSIX", "LabelEvents", "LabelStore", "LabelScheduler", "LabelRender",
+        "LabelCore", "LabelWire", "LabelPOSIX", "LabelEvents", "LabelStore", "LabelScheduler",
+        "LabelRender",
         "LabelLanguages", "LabelLog", "LabelTransport",
       ]),
     // The composition root: configuration, start-up, shutdown, reload.
     .target(
       name: "LabelDaemon",
       dependencies: [
-        "LabelCore", "LabelPOSIX", "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler",
+        "LabelCore", "LabelWire", "LabelPOSIX", "LabelLog", "LabelEvents", "LabelStore",
+        "LabelScheduler",
         "LabelTransport", "LabelConcurrency", "LabelTransportSim", "LabelTransportCUPS",
         "LabelTransportUSB", "LabelTransportNet", "LabelServer",
       ]),
@@ -120,7 +129,8 @@ let package = Package(
     .target(
       name: "LabelTestKit",
       dependencies: [
-        "LabelCore", "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler", "LabelServer",
+        "LabelCore", "LabelWire", "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler",
+        "LabelServer",
         "LabelPOSIX", "LabelLanguages", "LabelTransport",
       ]),
     // Both executables' command lines: option specs, one reader of words, the help layout.
@@ -129,7 +139,7 @@ let package = Package(
     // that hand out every event exactly once, job updates across restarts, AlertQueue; and
     // the blocking connection labelctl and the tests use. Builds for Linux and Apple
     // platforms: the operating system is in one file (System.swift).
-    .target(name: "LabelKit", dependencies: ["LabelCore", "LabelConcurrency"]),
+    .target(name: "LabelKit", dependencies: ["LabelCore", "LabelWire", "LabelConcurrency"]),
     // The mixed load of issue #13 (clients, fault toggling, per-interval counts) and /proc
     // metrics, shared by `make soak` (labeld-bench --soak) and the soak test.
     .target(name: "LabelLoad", dependencies: ["LabelKit", "LabelCore"]),
@@ -138,17 +148,18 @@ let package = Package(
       dependencies: ["LabelDaemon", "LabelCore", "LabelPOSIX", "LabelLog", "LabelCommandLine"]),
     .executableTarget(
       name: "labelctl",
-      dependencies: ["LabelKit", "LabelCore", "LabelPOSIX", "LabelCommandLine"]),
+      dependencies: ["LabelKit", "LabelCore", "LabelWire", "LabelPOSIX", "LabelCommandLine"]),
     // `make bench`: latency, fan-out and memory of a running labeld (not part of CI);
     // `make soak`: the mixed load for SOAK_MINUTES with a verdict.
     .executableTarget(
       name: "labeld-bench",
       dependencies: [
-        "LabelKit", "LabelCore", "LabelPOSIX", "LabelSQLite", "LabelStore", "LabelLanguages",
+        "LabelKit", "LabelCore", "LabelWire", "LabelPOSIX", "LabelSQLite", "LabelStore",
+        "LabelLanguages",
         "LabelRender", "LabelLoad", "LabelTestKit", "LabelCommandLine",
       ]),
-    .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore"]),
-    .testTarget(name: "LabelKitTests", dependencies: ["LabelKit", "LabelCore"]),
+    .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore", "LabelWire"]),
+    .testTarget(name: "LabelKitTests", dependencies: ["LabelKit", "LabelCore", "LabelWire"]),
     .testTarget(name: "LabelPOSIXTests", dependencies: ["LabelPOSIX"]),
     .testTarget(name: "LabelCommandLineTests", dependencies: ["LabelCommandLine"]),
     .testTarget(
@@ -157,14 +168,16 @@ let package = Package(
         "LabelServer", "LabelCore", "LabelEvents", "LabelLog", "LabelPOSIX", "LabelTestKit",
       ]),
     .testTarget(name: "LabelCUPSTests", dependencies: ["LabelCUPS", "LabelCore", "LabelTestKit"]),
-    .testTarget(name: "LabelLanguagesTests", dependencies: ["LabelLanguages", "LabelCore"]),
+    .testTarget(
+      name: "LabelLanguagesTests", dependencies: ["LabelLanguages", "LabelCore", "LabelWire"]),
     .testTarget(
       name: "LabelRenderTests",
       dependencies: ["LabelRender", "LabelLanguages", "LabelCore", "LabelTestKit"]),
     .testTarget(
       name: "LabelDaemonTests",
       dependencies: [
-        "LabelDaemon", "LabelCore", "LabelSQLite", "LabelLanguages", "LabelUSB", "LabelCUPS",
+        "LabelDaemon", "LabelCore", "LabelWire", "LabelSQLite", "LabelLanguages", "LabelUSB",
+        "LabelCUPS",
         "LabelLog", "LabelPOSIX", "LabelEvents", "LabelStore", "LabelScheduler",
         "LabelTransport", "LabelConcurrency", "LabelTransportSim",
         "LabelTransportCUPS", "LabelTransportUSB", "LabelTransportNet", "LabelServer",
@@ -173,7 +186,8 @@ let package = Package(
     .testTarget(
       name: "IntegrationTests",
       dependencies: [
-        "LabelKit", "LabelCore", "LabelPOSIX", "LabelLanguages", "LabelRender", "LabelSQLite",
+        "LabelKit", "LabelCore", "LabelWire", "LabelPOSIX", "LabelLanguages", "LabelRender",
+        "LabelSQLite",
         "LabelLoad", "LabelTestKit", "labeld", "labelctl",
       ]
     ),

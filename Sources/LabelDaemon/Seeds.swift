@@ -3,6 +3,7 @@ import LabelCore
 import LabelLog
 import LabelPOSIX
 import LabelServer
+import LabelWire
 
 /// Demo data: `products.json` (an array of products) and `templates.json` (an array of
 /// templates) in a directory, loaded into empty stores at start-up.

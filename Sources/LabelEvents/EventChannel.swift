@@ -1,6 +1,7 @@
 import FoundationEssentials
 import LabelCore
 import LabelLog
+import LabelWire
 import Synchronization
 
 /// The one alert channel, and the fan-out of job and printer notifications.

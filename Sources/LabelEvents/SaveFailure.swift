@@ -1,4 +1,5 @@
 import LabelCore
+import LabelWire
 
 /// A store's failure to keep valid data, before it becomes a `saveError` alert.
 /// Stores throw these; `SaveErrors` turns them into the alert and the 1004 response.

@@ -1,4 +1,5 @@
 import LabelCore
+import LabelWire
 
 /// Something that receives the channel's notifications: a client connection.
 ///

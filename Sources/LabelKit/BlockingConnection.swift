@@ -1,4 +1,5 @@
 import LabelCore
+import LabelWire
 
 /// A server-to-client notification (`alert`, `job`, `printer`, `overflow`).
 public struct ServerNotification: Sendable {

@@ -1,4 +1,5 @@
 import LabelCore
+import LabelWire
 
 /// Why a call to labeld did not give a result: the daemon's answer, one case per protocol
 /// error code (`init(_:)` is the one table from codes to cases), or what happened to the

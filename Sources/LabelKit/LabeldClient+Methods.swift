@@ -1,4 +1,5 @@
 import LabelCore
+import LabelWire
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

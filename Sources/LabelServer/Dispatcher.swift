@@ -1,6 +1,7 @@
 import FoundationEssentials
 import LabelCore
 import LabelPOSIX
+import LabelWire
 
 /// Who is asking, and over which connection.
 package struct RequestContext: Sendable {

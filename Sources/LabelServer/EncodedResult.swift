@@ -1,4 +1,5 @@
 import LabelCore
+import LabelWire
 import Synchronization
 
 /// The JSON of the last value of a result that is asked for far more often than it

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import LabelCore
+import LabelWire
 
 /// A request's params, read field by field so that every bad field is named in the -32602
 /// error's `data.field`. Unknown fields are ignored (clients may be newer than us).

@@ -1,5 +1,6 @@
 import LabelCore
 import LabelStore
+import LabelWire
 
 /// `products.list`'s result as labeld answers it: `ProductsResult`'s JSON byte for byte,
 /// with each product labeld wrote carried as the bytes it stored (a page of 100 need not

@@ -1,4 +1,5 @@
 import LabelCore
+import LabelWire
 
 /// JSON for rows, in the protocol's one form (`JSONWriter`, `JSONValue.parse`): our own
 /// types always encode, so a failure is a programming error.

@@ -5,6 +5,7 @@ import LabelPOSIX
 import LabelScheduler
 import LabelServer
 import LabelStore
+import LabelWire
 import Synchronization
 
 /// The daemon's parts as unit tests use them: the alert channel, a store in memory, the

@@ -1,3 +1,5 @@
+import LabelCore
+
 /// Why a line is not JSON, with the byte offset where parsing stopped.
 public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
   public var offset: Int

@@ -1,3 +1,5 @@
+import LabelCore
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else

@@ -1,3 +1,5 @@
+import LabelCore
+
 // The protocol's objects that answers and notifications carry by the hundred, written
 // straight into the output with their keys in sorted order. Each writes exactly what its
 // `Encodable` conformance encodes (JSONWriterTests compare the two for random values);

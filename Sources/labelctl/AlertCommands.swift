@@ -1,6 +1,7 @@
 import LabelCommandLine
 import LabelCore
 import LabelKit
+import LabelWire
 
 /// `labelctl alerts`: the active alerts, the live channel, dismissing.
 struct AlertsCommand: CommandGroup {

@@ -3,6 +3,7 @@ import LabelCommandLine
 import LabelCore
 import LabelKit
 import LabelPOSIX
+import LabelWire
 
 #if canImport(Glibc)
   @preconcurrency import Glibc

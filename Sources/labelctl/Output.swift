@@ -2,6 +2,7 @@ import FoundationEssentials
 import LabelCommandLine
 import LabelCore
 import LabelPOSIX
+import LabelWire
 
 #if canImport(Glibc)
   @preconcurrency import Glibc

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import LabelCommandLine
 import LabelCore
+import LabelWire
 
 /// `labelctl print`: submit a job, and with `--wait` follow it to its end.
 struct PrintCommand: ParsableCommand {

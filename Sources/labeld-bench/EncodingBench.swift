@@ -2,6 +2,7 @@ import Foundation
 import LabelCore
 import LabelLanguages
 import LabelRender
+import LabelWire
 
 #if canImport(Glibc)
   @preconcurrency import Glibc

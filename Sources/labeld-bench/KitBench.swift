@@ -3,6 +3,7 @@ import Foundation
 import LabelCore
 import LabelKit
 import LabelPOSIX
+import LabelWire
 import Synchronization
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import LabelCore
 import LabelKit
 import LabelSQLite
 import LabelStore
+import LabelWire
 
 #if canImport(Glibc)
   @preconcurrency import Glibc

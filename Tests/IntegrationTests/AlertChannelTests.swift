@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelKit
+import LabelWire
 import Testing
 
 /// The one alert channel end to end: faults, saves, ordering, dismiss, replay.

@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelKit
+import LabelWire
 import Testing
 
 /// More clients than the daemon has file descriptors: it keeps serving the ones it has,

@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelKit
+import LabelWire
 import Testing
 
 #if canImport(Glibc)

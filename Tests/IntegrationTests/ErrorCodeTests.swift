@@ -3,6 +3,7 @@ import LabelCore
 import LabelKit
 import LabelLanguages
 import LabelRender
+import LabelWire
 import Testing
 
 /// Every daemon error code, through the real socket, with its `data` shape.

@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelKit
+import LabelWire
 import Testing
 
 /// Protocol v1 framing over the real socket: malformed lines, limits, notifications,

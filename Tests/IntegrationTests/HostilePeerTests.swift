@@ -3,6 +3,7 @@ import LabelCore
 import LabelKit
 import LabelPOSIX
 import LabelSQLite
+import LabelWire
 import Testing
 
 #if canImport(Glibc)

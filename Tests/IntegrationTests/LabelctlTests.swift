@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelPOSIX
+import LabelWire
 import Testing
 
 #if canImport(Glibc)

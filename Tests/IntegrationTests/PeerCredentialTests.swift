@@ -2,6 +2,7 @@ import Foundation
 import LabelCore
 import LabelKit
 import LabelPOSIX
+import LabelWire
 import Testing
 
 #if canImport(Glibc)

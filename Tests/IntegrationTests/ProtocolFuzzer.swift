@@ -3,6 +3,7 @@ import LabelCore
 import LabelKit
 import LabelLoad
 import LabelPOSIX
+import LabelWire
 
 #if canImport(Glibc)
   @preconcurrency import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import LabelCore
+import LabelWire
 import Testing
 
 /// Types that read themselves from a parsed value do what their `Decodable` conformance

@@ -1,5 +1,6 @@
 import Foundation
 import LabelCore
+import LabelWire
 import Testing
 
 /// `JSONValueDecoder` and `JSONValueEncoder` (params decoded straight from the parsed tree,

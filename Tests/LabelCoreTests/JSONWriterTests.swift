@@ -1,5 +1,6 @@
 import Foundation
 import LabelCore
+import LabelWire
 import Testing
 
 /// labeld's JSON writer against the reference it replaced: Foundation's `JSONEncoder` as

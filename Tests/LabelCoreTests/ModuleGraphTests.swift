@@ -124,6 +124,24 @@ import Testing
     for module in graph.keys.sorted() { visit(module, []) }
   }
 
+  /// LabelCore is the model and nothing else: it imports no project module and no
+  /// Dispatch (queues are LabelConcurrency's), and the wire form (JSON reading and
+  /// writing, protocol lines) is LabelWire's.
+  @Test func theCore_holdsTheModelOnly() throws {
+    let graph = try Self.documentedGraph()
+    #expect(graph["LabelCore"] == [], "LabelCore imports \(graph["LabelCore"] ?? [])")
+    let folder = Self.root.appendingPathComponent("Sources/LabelCore")
+    for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+      let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+      for line in text.split(separator: "\n") {
+        #expect(Self.importedModule(line) != "Dispatch", "\(name) imports Dispatch")
+        for wire in ["enum Wire", "struct JSONOutput", "protocol JSONWritable", "JSONParseError"] {
+          #expect(!line.contains(wire), "\(name): \(wire) belongs in LabelWire")
+        }
+      }
+    }
+  }
+
   /// A transport is a room of its own: it sees the transport interfaces (`LabelTransport`,
   /// a leaf), the drivers and its own C wrapper, never the scheduler, the store, the
   /// channel, the server or another transport.

@@ -7,7 +7,7 @@ import Testing
 @Suite struct OneJSONStackTests {
   @Test func noSourceFile_usesFoundationsJSONCoders() throws {
     let sources = ModuleGraphTests.root.appendingPathComponent("Sources")
-    let allowed = ["LabelCore/LabelJSON.swift"]
+    let allowed = ["LabelWire/LabelJSON.swift"]
     var found: [String] = []
     for module in try ModuleGraphTests.modules() {
       let folder = sources.appendingPathComponent(module)

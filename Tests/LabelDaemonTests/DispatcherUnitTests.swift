@@ -3,6 +3,7 @@ import LabelCore
 import LabelPOSIX
 import LabelServer
 import LabelTestKit
+import LabelWire
 import Testing
 
 /// The dispatcher on the test kit: requests in, response lines out, and what they did at

@@ -1,5 +1,6 @@
 import Foundation
 import LabelCore
+import LabelWire
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelSQLite
+import LabelWire
 import Testing
 
 @testable import LabelLog

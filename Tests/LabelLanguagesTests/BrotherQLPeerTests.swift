@@ -1,5 +1,6 @@
 import Foundation
 import LabelCore
+import LabelWire
 import Testing
 
 @testable import LabelLanguages

@@ -3,6 +3,7 @@ import LabelCore
 import LabelEvents
 import LabelLog
 import LabelPOSIX
+import LabelWire
 import Synchronization
 
 #if canImport(Glibc)

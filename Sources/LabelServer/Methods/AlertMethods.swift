@@ -1,4 +1,5 @@
 import LabelCore
+import LabelWire
 
 extension Dispatcher {
   /// Subscribes the connection to topics; with `since`, replays retained alerts first.
