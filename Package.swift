@@ -72,29 +72,33 @@ let package = Package(
       name: "LabelStore",
       dependencies: [
         "LabelCore", "LabelWire", "LabelSQLite", "LabelEvents", "LabelLog", "LabelConcurrency",
+        "LabelInterfaces",
       ]),
-    // What a transport is, for the scheduler and the transports alike, and nothing else:
-    // `PrinterTransport`, `PrinterStatusSink`, `TransportError`, `PrinterSource`,
-    // `PrinterAdopter`. Transports depend on it, never on the scheduler or the store.
-    .target(name: "LabelTransport", dependencies: ["LabelCore", "LabelConcurrency"]),
-    // The scheduler: one queue per printer, the registry, jobs.
+    // The interfaces the layers meet at, and nothing else: what a transport is
+    // (`PrinterTransport`, `PrinterStatusSink`, `TransportError`, `PrinterSource`,
+    // `PrinterAdopter`) and what the scheduler needs of the jobs' store (`JobStoring`).
+    // Transports and the scheduler depend on it, never on the store or on each other.
+    .target(name: "LabelInterfaces", dependencies: ["LabelCore", "LabelConcurrency"]),
+    // The scheduler: one queue per printer, the registry, jobs. Built on the interfaces, not
+    // on the SQLite store (the composition root hands it one).
     .target(
       name: "LabelScheduler",
-      dependencies: ["LabelCore", "LabelEvents", "LabelStore", "LabelLog", "LabelTransport"]),
+      dependencies: ["LabelCore", "LabelEvents", "LabelLog", "LabelInterfaces"]),
     // Transports, one module each, seeing only the transport interfaces and the drivers.
     .target(
       name: "LabelTransportSim",
-      dependencies: ["LabelCore", "LabelTransport", "LabelLanguages", "LabelPOSIX"]),
+      dependencies: ["LabelCore", "LabelInterfaces", "LabelLanguages", "LabelPOSIX"]),
     .target(
       name: "LabelTransportCUPS",
       dependencies: [
-        "LabelCore", "LabelTransport", "LabelConcurrency", "LabelLanguages", "LabelCUPS",
+        "LabelCore", "LabelInterfaces", "LabelConcurrency", "LabelLanguages", "LabelCUPS",
         "LabelLog", "LabelPOSIX",
       ]),
     .target(
       name: "LabelTransportUSB",
       dependencies: [
-        "LabelCore", "LabelTransport", "LabelConcurrency", "LabelLanguages", "LabelUSB", "LabelLog",
+        "LabelCore", "LabelInterfaces", "LabelConcurrency", "LabelLanguages", "LabelUSB",
+        "LabelLog",
       ]),
     // Avahi's client library for DNS-SD discovery, through one small C module that owns
     // every Avahi object in one call, loaded on first use like libcups (apt:
@@ -103,7 +107,7 @@ let package = Package(
     .target(
       name: "LabelTransportNet",
       dependencies: [
-        "LabelCore", "LabelTransport", "LabelConcurrency", "LabelLanguages", "LabelPOSIX",
+        "LabelCore", "LabelInterfaces", "LabelConcurrency", "LabelLanguages", "LabelPOSIX",
         "LabelLog",
         "CAvahi",
       ]),
@@ -113,7 +117,7 @@ let package = Package(
       dependencies: [
         "LabelCore", "LabelWire", "LabelPOSIX", "LabelEvents", "LabelStore", "LabelScheduler",
         "LabelRender",
-        "LabelLanguages", "LabelLog", "LabelTransport",
+        "LabelLanguages", "LabelLog", "LabelInterfaces",
       ]),
     // The composition root: configuration, start-up, shutdown, reload.
     .target(
@@ -121,7 +125,7 @@ let package = Package(
       dependencies: [
         "LabelCore", "LabelWire", "LabelPOSIX", "LabelLog", "LabelEvents", "LabelStore",
         "LabelScheduler",
-        "LabelTransport", "LabelConcurrency", "LabelTransportSim", "LabelTransportCUPS",
+        "LabelInterfaces", "LabelConcurrency", "LabelTransportSim", "LabelTransportCUPS",
         "LabelTransportUSB", "LabelTransportNet", "LabelServer",
       ]),
     // The test kit: a fake transport, a store in memory and the daemon's parts wired for
@@ -131,7 +135,7 @@ let package = Package(
       dependencies: [
         "LabelCore", "LabelWire", "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler",
         "LabelServer",
-        "LabelPOSIX", "LabelLanguages", "LabelTransport",
+        "LabelPOSIX", "LabelLanguages", "LabelInterfaces",
       ]),
     // Both executables' command lines: option specs, one reader of words, the help layout.
     .target(name: "LabelCommandLine"),
@@ -179,7 +183,7 @@ let package = Package(
         "LabelDaemon", "LabelCore", "LabelWire", "LabelSQLite", "LabelLanguages", "LabelUSB",
         "LabelCUPS",
         "LabelLog", "LabelPOSIX", "LabelEvents", "LabelStore", "LabelScheduler",
-        "LabelTransport", "LabelConcurrency", "LabelTransportSim",
+        "LabelInterfaces", "LabelConcurrency", "LabelTransportSim",
         "LabelTransportCUPS", "LabelTransportUSB", "LabelTransportNet", "LabelServer",
         "LabelTestKit",
       ]),

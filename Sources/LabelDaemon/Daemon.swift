@@ -2,12 +2,12 @@ import FoundationEssentials
 import LabelConcurrency
 import LabelCore
 import LabelEvents
+import LabelInterfaces
 import LabelLog
 import LabelPOSIX
 import LabelScheduler
 import LabelServer
 import LabelStore
-import LabelTransport
 import LabelTransportCUPS
 import LabelTransportNet
 import LabelTransportSim
@@ -120,7 +120,7 @@ public final class Daemon: Sendable {
     sources.append(try NetworkSource(settings: config.network, log: log))
     services = Services(
       channel: channel, printers: registry, products: ProductStore(store: store),
-      templates: TemplateStore(store: store),
+      templates: TemplateStore(store: store), jobStore: jobStore,
       jobs: JobService(
         jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
       renderer: LabelRenderer(), saveErrors: saveErrors,

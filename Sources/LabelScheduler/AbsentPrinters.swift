@@ -1,7 +1,6 @@
 import LabelCore
 import LabelEvents
-import LabelStore
-import LabelTransport
+import LabelInterfaces
 import Synchronization
 
 /// Printers that have jobs waiting but are not here: a USB printer not plugged in when
@@ -10,11 +9,11 @@ import Synchronization
 /// active `printerError` naming the job it holds up, kept until the printer appears (its
 /// queue then takes the alert over) or its last waiting job is cancelled.
 package final class AbsentPrinters: Sendable {
-  private let jobs: JobStore
+  private let jobs: any JobStoring
   private let channel: EventChannel
   private let waiting = Mutex<[String: Absence]>([:])
 
-  package init(jobs: JobStore, channel: EventChannel) {
+  package init(jobs: any JobStoring, channel: EventChannel) {
     self.jobs = jobs
     self.channel = channel
   }

@@ -1,6 +1,6 @@
 import LabelCore
 import LabelEvents
-import LabelStore
+import LabelInterfaces
 
 /// What happens to a job that was being printed when the daemon stopped.
 public enum InterruptedJobPolicy: String, Sendable, CaseIterable {
@@ -13,14 +13,14 @@ public enum InterruptedJobPolicy: String, Sendable, CaseIterable {
 /// Job submission, lookup and cancellation across printers: checks a job can be accepted,
 /// stores it (answering only once it is kept), and hands it to its printer's queue.
 package struct JobService: Sendable {
-  package let jobs: JobStore
+  package let jobs: any JobStoring
   package let printers: PrinterRegistry
   package let channel: EventChannel
   package let saveErrors: SaveErrors
   package let absent: AbsentPrinters
 
   package init(
-    jobs: JobStore, printers: PrinterRegistry, channel: EventChannel, saveErrors: SaveErrors
+    jobs: any JobStoring, printers: PrinterRegistry, channel: EventChannel, saveErrors: SaveErrors
   ) {
     self.jobs = jobs
     self.printers = printers

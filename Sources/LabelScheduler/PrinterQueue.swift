@@ -1,9 +1,8 @@
 import FoundationEssentials
 import LabelCore
 import LabelEvents
+import LabelInterfaces
 import LabelLog
-import LabelStore
-import LabelTransport
 import Synchronization
 
 /// One printer's scheduler: a FIFO of jobs printed one at a time, the printer's fault
@@ -16,7 +15,7 @@ import Synchronization
 package actor PrinterQueue: PrinterStatusSink {
   package nonisolated let id: String
   private let transport: any PrinterTransport
-  private let jobs: JobStore
+  private let jobs: any JobStoring
   private let channel: EventChannel
   private let saveErrors: SaveErrors
   private let log: Logger
@@ -37,8 +36,9 @@ package actor PrinterQueue: PrinterStatusSink {
   /// The printer as last published, readable without hopping onto the actor.
   private nonisolated let published: Mutex<Printer>
 
-  package init(transport: any PrinterTransport, jobs: JobStore, channel: EventChannel, log: Logger)
-  {
+  package init(
+    transport: any PrinterTransport, jobs: any JobStoring, channel: EventChannel, log: Logger
+  ) {
     self.id = transport.descriptor.id
     self.transport = transport
     self.jobs = jobs

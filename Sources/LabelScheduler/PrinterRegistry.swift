@@ -1,8 +1,7 @@
 import LabelCore
 import LabelEvents
+import LabelInterfaces
 import LabelLog
-import LabelStore
-import LabelTransport
 import Synchronization
 
 /// Every printer the daemon knows, by id, in the order they were added, and the one place
@@ -16,11 +15,11 @@ package final class PrinterRegistry: PrinterAdopter {
     var policy: InterruptedJobPolicy?
   }
   private let state = Mutex(State())
-  private let jobs: JobStore
+  private let jobs: any JobStoring
   private let channel: EventChannel
   private let log: Logger
 
-  package init(jobs: JobStore, channel: EventChannel, log: Logger) {
+  package init(jobs: any JobStoring, channel: EventChannel, log: Logger) {
     self.jobs = jobs
     self.channel = channel
     self.log = log

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import LabelCore
+import LabelInterfaces
 import LabelLanguages
 import LabelRender
 import LabelScheduler

@@ -1,9 +1,9 @@
 import LabelCore
 import LabelEvents
+import LabelInterfaces
 import LabelLog
 import LabelScheduler
 import LabelStore
-import LabelTransport
 
 /// Everything the method handlers use, wired once at start-up.
 package struct Services: Sendable {
@@ -12,6 +12,9 @@ package struct Services: Sendable {
   package let products: ProductStore
   package let templates: TemplateStore
   package let jobs: JobService
+  /// The jobs as stored, for `jobs.list` pages (the scheduler sees the store only as
+  /// `JobStoring`).
+  package let jobStore: JobStore
   package let renderer: LabelRenderer
   package let saveErrors: SaveErrors
   package let access: AccessPolicy
@@ -22,7 +25,8 @@ package struct Services: Sendable {
 
   package init(
     channel: EventChannel, printers: PrinterRegistry, products: ProductStore,
-    templates: TemplateStore, jobs: JobService, renderer: LabelRenderer, saveErrors: SaveErrors,
+    templates: TemplateStore, jobStore: JobStore, jobs: JobService, renderer: LabelRenderer,
+    saveErrors: SaveErrors,
     access: AccessPolicy, log: Logger, sources: [any PrinterSource] = []
   ) {
     self.channel = channel
@@ -30,6 +34,7 @@ package struct Services: Sendable {
     self.products = products
     self.templates = templates
     self.jobs = jobs
+    self.jobStore = jobStore
     self.renderer = renderer
     self.saveErrors = saveErrors
     self.access = access

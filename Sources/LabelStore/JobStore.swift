@@ -1,37 +1,16 @@
 import FoundationEssentials
 import LabelCore
 import LabelEvents
+import LabelInterfaces
 import LabelSQLite
 import Synchronization
-
-/// What a job prints: the bytes for one copy, in the printer's own language.
-package enum JobDocument: Sendable, Equatable {
-  case native([UInt8])
-
-  package var bytes: [UInt8] {
-    switch self {
-    case .native(let b): return b
-    }
-  }
-}
-
-/// A job with what it prints.
-package struct JobRecord: Sendable {
-  package var job: Job
-  package var document: JobDocument
-
-  package init(job: Job, document: JobDocument) {
-    self.job = job
-    self.document = document
-  }
-}
 
 /// Every job: rows in the database (with their documents); in memory only the jobs that
 /// have not ended (what the printers work on) and rows a failed write left behind, so
 /// memory and start-up do not grow with the history. Reads of ended jobs and every list
 /// go to the database, through its indexes (`JobQuery`). `create` answers only after the
 /// row is committed; every state change is written through before it is published.
-package final class JobStore: Sendable {
+package final class JobStore: JobStoring {
   package let store: StateStore
   /// Jobs not ended, and jobs whose row is behind (see `dirty`).
   private let cache = Mutex<[Int: Job]>([:])

@@ -1,7 +1,7 @@
 import LabelCore
+import LabelInterfaces
 import LabelLanguages
 import LabelScheduler
-import LabelTransport
 import Synchronization
 
 /// A printer for unit tests of the scheduler and the dispatcher, at the scheduler's wire:

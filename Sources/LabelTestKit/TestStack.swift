@@ -37,7 +37,8 @@ package final class TestStack: Sendable {
     service = JobService(jobs: jobs, printers: registry, channel: channel, saveErrors: saveErrors)
     services = Services(
       channel: channel, printers: registry, products: ProductStore(store: store),
-      templates: TemplateStore(store: store), jobs: service, renderer: LabelRenderer(),
+      templates: TemplateStore(store: store), jobStore: jobs, jobs: service,
+      renderer: LabelRenderer(),
       saveErrors: saveErrors, access: AccessPolicy(adminGroup: adminGroup), log: log)
     dispatcher = Dispatcher(services: services)
   }

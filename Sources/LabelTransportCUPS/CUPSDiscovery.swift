@@ -2,9 +2,9 @@ import FoundationEssentials
 import LabelCUPS
 import LabelConcurrency
 import LabelCore
+import LabelInterfaces
 import LabelLog
 import LabelPOSIX
-import LabelTransport
 import Synchronization
 
 /// Finds the CUPS server's queues and adopts each as a `cups:QUEUE` printer.

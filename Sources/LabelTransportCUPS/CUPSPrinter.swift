@@ -3,9 +3,9 @@ import FoundationEssentials
 import LabelCUPS
 import LabelConcurrency
 import LabelCore
+import LabelInterfaces
 import LabelLog
 import LabelPOSIX
-import LabelTransport
 import Synchronization
 
 /// A CUPS queue as a printer (`cups:QUEUE`): each copy is one raw CUPS job, followed until

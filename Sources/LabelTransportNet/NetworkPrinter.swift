@@ -1,9 +1,9 @@
 import LabelConcurrency
 import LabelCore
+import LabelInterfaces
 import LabelLanguages
 import LabelLog
 import LabelPOSIX
-import LabelTransport
 import Synchronization
 
 /// How long labeld waits on a network printer; every wait is bounded.

@@ -1,9 +1,9 @@
 import FoundationEssentials
 import LabelConcurrency
 import LabelCore
+import LabelInterfaces
 import LabelLanguages
 import LabelLog
-import LabelTransport
 import Synchronization
 
 /// The configured network printers: each is adopted at start-up and stays (a printer that

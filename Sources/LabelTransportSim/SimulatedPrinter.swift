@@ -1,8 +1,8 @@
 import FoundationEssentials
 import LabelCore
+import LabelInterfaces
 import LabelLanguages
 import LabelPOSIX
-import LabelTransport
 import Synchronization
 
 /// A `--simulate` specification: `NAME=LANGUAGE[,dpi=N][,width=MM][,length=MM]

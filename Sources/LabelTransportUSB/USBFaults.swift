@@ -1,5 +1,5 @@
 import LabelCore
-import LabelTransport
+import LabelInterfaces
 import LabelUSB
 
 /// How labeld's udev rules are installed: named in every permission error.

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import LabelCore
-import LabelTransport
+import LabelInterfaces
 import LabelUSB
 import Synchronization
 

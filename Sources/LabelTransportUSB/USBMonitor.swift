@@ -1,9 +1,9 @@
 import FoundationEssentials
 import LabelConcurrency
 import LabelCore
+import LabelInterfaces
 import LabelLanguages
 import LabelLog
-import LabelTransport
 import LabelUSB
 import Synchronization
 

@@ -2,9 +2,9 @@ import Dispatch
 import FoundationEssentials
 import LabelConcurrency
 import LabelCore
+import LabelInterfaces
 import LabelLanguages
 import LabelLog
-import LabelTransport
 import LabelUSB
 import Synchronization
 

@@ -142,22 +142,34 @@ import Testing
     }
   }
 
-  /// A transport is a room of its own: it sees the transport interfaces (`LabelTransport`,
+  /// The scheduler builds on the interfaces: it never sees the SQLite store (the
+  /// composition root hands it one as `JobStoring`), nor a transport.
+  @Test func theScheduler_seesTheStoreOnlyThroughItsInterface() throws {
+    let graph = try Self.documentedGraph()
+    let seen = graph["LabelScheduler"] ?? []
+    for forbidden in ["LabelStore", "LabelSQLite", "CSQLite"] {
+      #expect(!seen.contains(forbidden), "LabelScheduler imports \(forbidden)")
+    }
+    #expect(seen.contains("LabelInterfaces"))
+  }
+
+  /// A transport is a room of its own: it sees the transport interfaces (`LabelInterfaces`,
   /// a leaf), the drivers and its own C wrapper, never the scheduler, the store, the
   /// channel, the server or another transport.
   @Test func aTransport_seesOnlyTheInterfaces_theDrivers_andItsOwnWrapper() throws {
     let graph = try Self.documentedGraph()
     #expect(
-      graph["LabelTransport"] == ["LabelCore", "LabelConcurrency"],
-      "the interfaces stay a leaf: \(graph["LabelTransport"] ?? [])")
+      graph["LabelInterfaces"] == ["LabelCore", "LabelConcurrency"],
+      "the interfaces stay a leaf: \(graph["LabelInterfaces"] ?? [])")
     let common: Set<String> = [
-      "LabelCore", "LabelTransport", "LabelConcurrency", "LabelLanguages", "LabelLog", "LabelPOSIX",
+      "LabelCore", "LabelInterfaces", "LabelConcurrency", "LabelLanguages", "LabelLog",
+      "LabelPOSIX",
     ]
     let own: [String: Set<String>] = [
       "LabelTransportSim": [], "LabelTransportCUPS": ["LabelCUPS"],
       "LabelTransportUSB": ["LabelUSB"], "LabelTransportNet": ["CAvahi"],
     ]
-    let transports = graph.keys.filter { $0.hasPrefix("LabelTransport") && $0 != "LabelTransport" }
+    let transports = graph.keys.filter { $0.hasPrefix("LabelTransport") }
     #expect(Set(transports) == Set(own.keys), "transports: \(transports.sorted())")
     for transport in transports {
       let extra = (graph[transport] ?? []).subtracting(common.union(own[transport] ?? []))

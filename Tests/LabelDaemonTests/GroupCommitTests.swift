@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LabelCore
 import LabelSQLite
 import Synchronization
 import Testing

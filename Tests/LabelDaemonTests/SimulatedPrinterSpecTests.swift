@@ -62,7 +62,7 @@ struct DispatcherTests {
     let saveErrors = SaveErrors(channel: channel)
     let services = Services(
       channel: channel, printers: registry, products: ProductStore(store: store),
-      templates: TemplateStore(store: store),
+      templates: TemplateStore(store: store), jobStore: jobs,
       jobs: JobService(jobs: jobs, printers: registry, channel: channel, saveErrors: saveErrors),
       renderer: LabelRenderer(), saveErrors: saveErrors, access: AccessPolicy(adminGroup: nil),
       log: log)

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import LabelCore
+import LabelInterfaces
 import LabelScheduler
 import LabelStore
 
@@ -88,7 +89,7 @@ extension Dispatcher {
       limit: try p.optionalInt("limit", in: 1...Params.maxPage))
     let page: (jobs: [Job], next: Int?)
     do {
-      page = try await services.jobs.jobs.page(query)
+      page = try await services.jobStore.page(query)
     } catch {
       services.log.error("cannot read stored state: \(error.message)")
       throw .internalError("cannot read labeld's state: \(error.message)")

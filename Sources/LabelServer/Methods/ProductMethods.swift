@@ -1,4 +1,5 @@
 import LabelCore
+import LabelInterfaces
 import LabelScheduler
 import LabelStore
 
