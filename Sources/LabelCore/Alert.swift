@@ -16,10 +16,13 @@ public enum Alert: Sendable, Equatable {
   /// Names the subject: a newer alert with the same id replaces the older one.
   public var id: String {
     switch self {
-    case .printerError(let d): return "printerError:\(d.printer)"
+    case .printerError(let d): return Self.id(printer: d.printer)
     case .saveError(let d): return "saveError:\(d.entity.rawValue):\(d.key)"
     }
   }
+
+  /// The id of `printer`'s printerError: the one place it is spelled.
+  public static func id(printer: String) -> String { "printerError:\(printer)" }
 
   public var message: String {
     switch self {

@@ -241,15 +241,9 @@ public final class Daemon: Sendable {
   /// A printerError alert from the previous run whose printer is fine now is cleared: the
   /// active set says what is wrong now, not what was. An absent printer's alert stays.
   private func clearStalePrinterAlerts() {
-    for event in services.channel.active {
-      switch event.alert {
-      case .printerError(let d):
-        if services.jobs.absent.contains(d.printer) { continue }
-        let faults = services.printers.queue(d.printer)?.snapshot.reasons ?? []
-        if faults.isEmpty { services.channel.clear(id: event.id) }
-      case .saveError:
-        break  // stays until a later save of the same key succeeds
-      }
+    PrinterAlerts(channel: services.channel).clearResolved { printer in
+      services.jobs.absent.contains(printer)
+        || !(services.printers.queue(printer)?.snapshot.reasons ?? []).isEmpty
     }
   }
 

@@ -13,17 +13,53 @@ package struct TransportError: Error, Sendable, Equatable {
   }
 }
 
-/// How bytes reach one printer, whatever carries them: the simulator, CUPS queues, and
-/// USB devices later. The scheduler owns the queue and the fault state; a transport only
-/// sends, and reports what went wrong as a `TransportError`.
+/// What became of one copy: what `PrinterTransport.print` returns.
+package enum PrintOutcome: Sendable, Equatable {
+  /// The printer has it printed, as far as its family can confirm: the page reported, the
+  /// status read back clean, the CUPS job completed (a printer that can say nothing:
+  /// accepted).
+  case printed
+  /// Not printed: the fault that stopped it. The queue holds the job until the printer's
+  /// status says it cleared and sends the copy again, or ends the job for a fault that
+  /// aborts it.
+  case stopped(TransportError)
+
+  /// Runs the body of a transport's `print`: returning is `printed`, a `TransportError`
+  /// the fault that stopped the copy, cancellation stays cancellation, and any other error
+  /// (one a transport's table missed) is an `unknown` fault with its words, shown to the
+  /// user and never taken for a cancellation.
+  package static func of(_ body: () async throws -> Void) async throws(CancellationError)
+    -> PrintOutcome
+  {
+    do {
+      try await body()
+      return .printed
+    } catch let fault as TransportError {
+      return .stopped(fault)
+    } catch {
+      if error is CancellationError || Task.isCancelled { throw CancellationError() }
+      return .stopped(TransportError(reason: .unknown, message: "\(error)"))
+    }
+  }
+}
+
+/// How bytes reach one printer, whatever carries them: the simulator, CUPS queues, USB
+/// devices, network printers. The scheduler owns the queue, the fault state and the alerts;
+/// a transport sends, and tells what it learns through two doors only: the copy's
+/// `PrintOutcome`, and its printer's state through the `PrinterStatusSink` it is given.
 package protocol PrinterTransport: Sendable {
   /// The printer as discovered or configured (state and reasons are the queue's).
   var descriptor: Printer { get }
 
-  /// Prints one copy of a job's output and returns once the printer has it printed.
-  /// Throws `TransportError` for printer faults and `CancellationError` when cancelled.
-  /// `cancel` says whether a client asked to cancel the job (its queue's record of it).
-  func print(_ bytes: [UInt8], job: Int, copy: Int, cancel: CancelRequest) async throws
+  /// Prints one copy of a job's output: `printed` once the printer has it printed, or the
+  /// fault that stopped it; throws only when cancelled. What it learns of the printer on
+  /// the way (a fault that holds the label in the printer's buffer, the media loaded, the
+  /// labels left) goes to `status`, the same sink `monitor` is given: the one way a
+  /// printer's state reaches its queue. `cancel` says whether a client asked to cancel the
+  /// job (its queue's record of it).
+  func print(
+    _ bytes: [UInt8], job: Int, copy: Int, cancel: CancelRequest, status: any PrinterStatusSink
+  ) async throws(CancellationError) -> PrintOutcome
 
   /// How rendered labels are set up for this printer (darkness, finishing).
   var labelSettings: LabelSettings { get }
@@ -57,7 +93,10 @@ package final class CancelRequest: Sendable {
   package func request() { requested.store(true, ordering: .releasing) }
 }
 
-/// Where a transport reports what it learns of its printer: the printer's queue.
+/// Where a transport reports what it learns of its printer: the printer's queue, which
+/// alone turns that state into alerts (through `PrinterAlerts`). Transports get it as an
+/// argument of `monitor` and `print`; only injected faults (`InjectedFaults`) keep
+/// `monitor`'s, to deliver what `printers.simulate` sets.
 package protocol PrinterStatusSink: AnyObject, Sendable {
   /// The printer's faults now (empty: it is fine); nil when only the printer's description
   /// changed (loaded media, accepting): it is published again.

@@ -10,12 +10,12 @@ import Synchronization
 /// queue then takes the alert over) or its last waiting job is cancelled.
 package final class AbsentPrinters: Sendable {
   private let jobs: any JobStoring
-  private let channel: EventChannel
+  private let alerts: PrinterAlerts
   private let waiting = Mutex<[String: Absence]>([:])
 
   package init(jobs: any JobStoring, channel: EventChannel) {
     self.jobs = jobs
-    self.channel = channel
+    self.alerts = PrinterAlerts(channel: channel)
   }
 
   /// `printer` is not here and has jobs waiting, for `absence`'s reason (disconnected,
@@ -37,16 +37,11 @@ package final class AbsentPrinters: Sendable {
       return w[printer]
     }
     guard let absence else { return }
-    let id = "printerError:\(printer)"
     guard let next = jobs.unfinished(printer: printer).first else {
       waiting.withLock { _ = $0.removeValue(forKey: printer) }
-      channel.clear(id: id)
+      alerts.clear(printer: printer)
       return
     }
-    channel.raise(
-      .printerError(
-        PrinterErrorDetails(
-          printer: printer, reason: absence.reason, job: next.id,
-          message: "\(printer): \(absence.phrase); job \(next.id) is waiting")))
+    alerts.absent(printer: printer, reason: absence.reason, phrase: absence.phrase, job: next.id)
   }
 }

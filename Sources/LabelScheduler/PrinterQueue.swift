@@ -18,11 +18,12 @@ package actor PrinterQueue: PrinterStatusSink {
   private let jobs: any JobStoring
   private let channel: EventChannel
   private let saveErrors: SaveErrors
+  private let alerts: PrinterAlerts
   private let log: Logger
 
   private var fifo = JobLine()
   private var current: Int?
-  private var currentSend: Task<Void, any Error>?
+  private var currentSend: Task<PrintOutcome, any Error>?
   /// The job in hand's cancellation (a fresh one for each job taken up).
   private var cancelRequest = CancelRequest()
   /// Jobs whose document could not be read back (`park`), with the wait before the next try.
@@ -44,6 +45,7 @@ package actor PrinterQueue: PrinterStatusSink {
     self.jobs = jobs
     self.channel = channel
     self.saveErrors = SaveErrors(channel: channel)
+    self.alerts = PrinterAlerts(channel: channel)
     self.log = log
     self.published = Mutex(transport.descriptor)
   }
@@ -264,28 +266,30 @@ package actor PrinterQueue: PrinterStatusSink {
         _ = await updateJob(jobID) { $0.state = .processing }
       }
       let send = Task { [transport, printed, cancelRequest] in
-        try await transport.print(bytes, job: jobID, copy: printed + 1, cancel: cancelRequest)
+        try await transport.print(
+          bytes, job: jobID, copy: printed + 1, cancel: cancelRequest, status: self)
       }
       currentSend = send
+      let outcome: PrintOutcome
       do {
-        try await send.value
+        outcome = try await send.value
         currentSend = nil
-      } catch let error as TransportError {
-        currentSend = nil
-        log.warning("printer \(id) job \(jobID): \(error.message)")
-        if error.reason.abortsJob {
-          await abort(jobID, reason: error.reason, message: error.message)
-          return
-        }
-        // The fault holds the job until the transport's status says it cleared.
-        setFaults([error.reason])
-        continue
       } catch {
         currentSend = nil
         // Cancelled: by jobs.cancel (the loop sees the request), or by a shutdown whose
         // deadline passed mid-label (the job stays `processing`: the next run's
         // --interrupted-jobs policy decides about the interrupted copy).
         if Task.isCancelled && !cancelRequest.isRequested { return }
+        continue
+      }
+      if case .stopped(let fault) = outcome {
+        log.warning("printer \(id) job \(jobID): \(fault.message)")
+        if fault.reason.abortsJob {
+          await abort(jobID, reason: fault.reason, message: fault.message)
+          return
+        }
+        // The fault holds the job until the transport's status says it cleared.
+        setFaults([fault.reason])
         continue
       }
       printed += 1
@@ -357,8 +361,7 @@ package actor PrinterQueue: PrinterStatusSink {
       $0.state = .aborted
       $0.error = JobError(reason: reason, message: text)
     }
-    channel.raise(
-      .printerError(PrinterErrorDetails(printer: id, reason: reason, job: jobID, message: text)))
+    alerts.aborted(printer: id, reason: reason, job: jobID, message: text)
     log.warning("printer \(id) job \(jobID) aborted: \(text)")
   }
 
@@ -377,25 +380,18 @@ package actor PrinterQueue: PrinterStatusSink {
   /// job they hold up.
   private func refreshAlert() {
     guard let fault = faults.first else {
-      channel.clear(id: "printerError:\(id)")
+      alerts.clear(printer: id)
       return
     }
     if fault.abortsJob && current == nil && fifo.isEmpty,
-      let shown = channel.activeEvent(id: "printerError:\(id)")
+      alerts.shown(printer: id)?.reason == fault
     {
-      // Nothing is held up: keep the alert of the last aborted job if it is for this fault.
-      switch shown.alert {
-      case .printerError(let d): if d.reason == fault { return }
-      case .saveError: break
-      }
+      // Nothing is held up: keep the alert of the last aborted job for this fault.
+      return
     }
-    let held = current ?? fifo.first
-    var message = "\(transport.descriptor.name): \(fault.phrase)"
-    if let held, !fault.abortsJob { message += "; job \(held) is waiting" }
-    channel.raise(
-      .printerError(
-        PrinterErrorDetails(
-          printer: id, reason: fault, job: fault.abortsJob ? nil : held, message: message)))
+    alerts.held(
+      printer: id, name: transport.descriptor.name, reason: fault,
+      job: fault.abortsJob ? nil : current ?? fifo.first)
   }
 
   private func publishPrinter() {

@@ -76,7 +76,15 @@ package final class FakeTransport: PrinterTransport, FaultInjecting {
     for c in waiting { c.resume() }
   }
 
-  package func print(_ bytes: [UInt8], job: Int, copy: Int, cancel _: CancelRequest) async throws {
+  package func print(
+    _ bytes: [UInt8], job: Int, copy: Int, cancel _: CancelRequest, status _: any PrinterStatusSink
+  ) async throws(CancellationError) -> PrintOutcome {
+    try await PrintOutcome.of { try await take(bytes, job: job, copy: copy) }
+  }
+
+  /// Takes one copy: a failure queued with `failNext`, or (while held) a wait until
+  /// released.
+  private func take(_ bytes: [UInt8], job: Int, copy: Int) async throws {
     let (failure, wait) = state.withLock { s in
       s.started += 1
       s.nextWait += 1

@@ -43,7 +43,6 @@ package final class CUPSPrinter: PrinterTransport {
     /// Jobs whose CUPS job completed without readable evidence: the CUPS job to ask about
     /// again on the next try (never sent again while CUPS knows it).
     var unconfirmed: [Int: (cups: Int, reasonsBefore: Set<String>)] = [:]
-    weak var sink: (any PrinterStatusSink)?
   }
 
   /// Status poll interval while idle and while a job runs.
@@ -88,16 +87,15 @@ package final class CUPSPrinter: PrinterTransport {
   // MARK: status
 
   package func monitor(_ sink: any PrinterStatusSink) async {
-    state.withLock { $0.sink = sink }
     while !Task.isCancelled {
-      await refresh()
+      await refresh(reportingTo: sink)
       let busy = state.withLock { $0.inFlight != nil }
       try? await Task.sleep(for: busy ? Self.busyInterval : Self.idleInterval)
     }
   }
 
   /// Reads the queue, works out the faults and reports them.
-  private func refresh() async {
+  private func refresh(reportingTo sink: any PrinterStatusSink) async {
     do {
       update(try await status.queue(queueName))
       serverAnswered()
@@ -111,8 +109,7 @@ package final class CUPSPrinter: PrinterTransport {
       }
     }
     await probeIfUnreachable()
-    let (faults, sink) = state.withLock { s in (Self.faults(s), s.sink) }
-    await sink?.update(faults: faults)
+    await sink.update(faults: state.withLock { Self.faults($0) })
   }
 
   private func update(_ q: CUPSQueue) {
@@ -192,7 +189,18 @@ package final class CUPSPrinter: PrinterTransport {
 
   // MARK: printing
 
-  package func print(_ bytes: [UInt8], job: Int, copy: Int, cancel: CancelRequest) async throws {
+  package func print(
+    _ bytes: [UInt8], job: Int, copy: Int, cancel: CancelRequest, status: any PrinterStatusSink
+  ) async throws(CancellationError) -> PrintOutcome {
+    try await PrintOutcome.of {
+      try await printCopy(bytes, job: job, copy: copy, cancel: cancel, status: status)
+    }
+  }
+
+  /// One copy as one CUPS job, followed to its end (or the job a previous run sent).
+  private func printCopy(
+    _ bytes: [UInt8], job: Int, copy: Int, cancel: CancelRequest, status: any PrinterStatusSink
+  ) async throws {
     let name = "labeld \(instance) job \(job) copy \(copy)"
     // Printer reasons already there before this job are not its own: the ipp backend
     // leaves cups-ipp-missing-job-history on the printer after the job it was about.
@@ -218,8 +226,7 @@ package final class CUPSPrinter: PrinterTransport {
     try await follow(cupsID, job: job, reasonsBefore: before, cancel: cancel)
     // Device reasons stop counting once the job is done: report the idle view at once.
     state.withLock { $0.inFlight = nil }
-    let (faults, sink) = state.withLock { s in (Self.faults(s), s.sink) }
-    await sink?.update(faults: faults)
+    await status.update(faults: state.withLock { Self.faults($0) })
   }
 
   /// A submit CUPS refused, as a printer fault.

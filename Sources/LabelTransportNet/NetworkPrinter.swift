@@ -45,7 +45,6 @@ package final class NetworkPrinter: PrinterTransport {
   private let io: BlockingQueue
   private let kick = Wakeup()
   private struct State {
-    weak var sink: (any PrinterStatusSink)?
     /// Bumped when a job meets a fault: a poll that began earlier must not clear it.
     var faultGeneration = 0
     /// When the printer last answered a status with no fault (the copy before this one).
@@ -121,7 +120,16 @@ package final class NetworkPrinter: PrinterTransport {
 
   // MARK: printing
 
-  package func print(_ bytes: [UInt8], job: Int, copy: Int, cancel _: CancelRequest) async throws {
+  package func print(
+    _ bytes: [UInt8], job: Int, copy: Int, cancel _: CancelRequest, status: any PrinterStatusSink
+  ) async throws(CancellationError) -> PrintOutcome {
+    try await PrintOutcome.of { try await printCopy(bytes, job: job, status: status) }
+  }
+
+  /// One copy: status, job, status; a fault found after it holds the count until it clears.
+  private func printCopy(_ bytes: [UInt8], job: Int, status sink: any PrinterStatusSink)
+    async throws
+  {
     let cancelled = Atomic<Bool>(false)
     let status: DeviceStatus?
     do {
@@ -140,11 +148,11 @@ package final class NetworkPrinter: PrinterTransport {
       kick.signal()
       throw error
     }
-    if let status { await note(status) }
+    if let status { await note(status, reportingTo: sink) }
     guard let status, !status.faults.isEmpty else { return }
     // The label is in the printer and prints when the fault clears: report the fault,
     // wait for it to go, and count the copy then (never send it again).
-    await report(status.faults)
+    await sink.update(faults: status.faults)
     var wait: Duration = .milliseconds(500)
     while true {
       try await Task.sleep(for: wait)
@@ -159,9 +167,9 @@ package final class NetworkPrinter: PrinterTransport {
             + "waited in it; the copy is not counted and is sent again once it answers")
       }
       if s.faults.isEmpty { break }
-      await report(s.faults)
+      await sink.update(faults: s.faults)
     }
-    await report([])
+    await sink.update(faults: [])
   }
 
   /// One copy on the printer's queue: status, job, status. Returns the status after the
@@ -295,24 +303,22 @@ package final class NetworkPrinter: PrinterTransport {
 
   // MARK: status
 
-  private func report(_ faults: [Reason]) async {
-    await state.withLock { $0.sink }?.update(faults: faults)
-  }
-
   /// Keeps the media a status reports (when none is configured); the printer is published
   /// again when it changes.
-  private func note(_ status: DeviceStatus) async {
+  private func note(_ status: DeviceStatus, reportingTo sink: any PrinterStatusSink) async {
     guard spec.widthMM == nil, let media = status.media else { return }
     let changed = state.withLock { s in
       defer { s.reportedMedia = media }
       return s.reportedMedia != media
     }
-    if changed { await state.withLock { $0.sink }?.update(faults: nil) }
+    if changed { await sink.update(faults: nil) }
   }
 
   /// The printer's faults now: `offline` when it does not accept a connection,
   /// `communication` when it does not answer its status, else what it answers.
-  private func poll() async -> (faults: [Reason], generation: Int) {
+  private func poll(reportingTo sink: any PrinterStatusSink) async -> (
+    faults: [Reason], generation: Int
+  ) {
     let generation = state.withLock { $0.faultGeneration }
     let read: Result<StatusRead?, TransportError> = await io.run {
       () -> Result<StatusRead?, TransportError> in
@@ -327,7 +333,7 @@ package final class NetworkPrinter: PrinterTransport {
     case .failure(let error): return ([error.reason], generation)
     case .success(nil): return ([], generation)
     case .success(.status(let s)?):
-      await note(s)
+      await note(s, reportingTo: sink)
       return (s.faults, generation)
     case .success(_?): return ([.communication], generation)
     }
@@ -335,7 +341,6 @@ package final class NetworkPrinter: PrinterTransport {
 
   /// Polls at once, then often while a fault is held and rarely when all is well.
   package func monitor(_ sink: any PrinterStatusSink) async {
-    state.withLock { $0.sink = sink }
     await withTaskCancellationHandler {
       var faultWait = settings.faultPoll
       var first = true
@@ -349,7 +354,7 @@ package final class NetworkPrinter: PrinterTransport {
           if Task.isCancelled { return }
         }
         first = false
-        let found = await poll()
+        let found = await poll(reportingTo: sink)
         guard found.generation == state.withLock({ $0.faultGeneration }) else { continue }
         await sink.update(faults: found.faults)
       }

@@ -187,7 +187,14 @@ package final class SimulatedPrinter: PrinterTransport, FaultInjecting {
     "\(directory)/\(job).\(spec.language.profile.fileExtension)"
   }
 
-  package func print(_ bytes: [UInt8], job: Int, copy: Int, cancel _: CancelRequest) async throws {
+  package func print(
+    _ bytes: [UInt8], job: Int, copy: Int, cancel _: CancelRequest, status _: any PrinterStatusSink
+  ) async throws(CancellationError) -> PrintOutcome {
+    try await PrintOutcome.of { try await write(bytes, job: job, copy: copy) }
+  }
+
+  /// Writes one copy to the job's output file (at the configured speed).
+  private func write(_ bytes: [UInt8], job: Int, copy: Int) async throws {
     if spec.speed > 0 {
       try await Task.sleep(for: .seconds(60.0 / spec.speed))
     }

@@ -44,8 +44,6 @@ package final class USBPrinter: PrinterTransport {
     /// Status back-off (printers that answer only when asked): no status request before this instant.
     var quietUntil: ContinuousClock.Instant?
     var quietBackoff: Duration = .seconds(2)
-    /// Where status goes (the printer's queue, from `monitor`).
-    weak var sink: (any PrinterStatusSink)?
     /// Set by `stopMonitoring`: the poller ends.
     var stopped = false
   }
@@ -113,13 +111,22 @@ package final class USBPrinter: PrinterTransport {
 
   // MARK: printing
 
-  package func print(_ bytes: [UInt8], job: Int, copy: Int, cancel _: CancelRequest) async throws {
+  package func print(
+    _ bytes: [UInt8], job: Int, copy: Int, cancel _: CancelRequest, status: any PrinterStatusSink
+  ) async throws(CancellationError) -> PrintOutcome {
+    try await PrintOutcome.of { try await printCopy(bytes, job: job, status: status) }
+  }
+
+  /// One copy, by the flow the model's row names.
+  private func printCopy(_ bytes: [UInt8], job: Int, status: any PrinterStatusSink) async throws {
     let cancel = CancelFlag()
     do {
       try await withTaskCancellationHandler {
         switch model.capabilities.confirmation {
-        case .perPage: try await printHearingPages(bytes, job: job, cancel: cancel)
-        case .statusAfterSend, .none: try await printThenAsk(bytes, job: job, cancel: cancel)
+        case .perPage:
+          try await printHearingPages(bytes, job: job, cancel: cancel, status: status)
+        case .statusAfterSend, .none:
+          try await printThenAsk(bytes, job: job, cancel: cancel, status: status)
         }
       } onCancel: {
         cancel.set()
@@ -159,7 +166,9 @@ package final class USBPrinter: PrinterTransport {
 
   /// A copy on a printer that reports each page: its status first (a fault, or media the
   /// job is not for, holds the job), then the job, then one "printed" per page.
-  private func printHearingPages(_ bytes: [UInt8], job: Int, cancel: CancelFlag) async throws {
+  private func printHearingPages(
+    _ bytes: [UInt8], job: Int, cancel: CancelFlag, status sink: any PrinterStatusSink
+  ) async throws {
     let facts = driver.jobFacts(bytes)
     let (name, timeouts, driver) = (self.name, self.timeouts, self.driver)
     // Polls keep a mismatch until this job's media is in.
@@ -203,7 +212,7 @@ package final class USBPrinter: PrinterTransport {
       }
       return status.media
     }
-    await noteMedia(media)
+    await noteMedia(media, reportingTo: sink)
   }
 
   /// A copy on a printer that answers when asked (ZPL `~HQES`): its status first (a
@@ -211,7 +220,9 @@ package final class USBPrinter: PrinterTransport {
   /// its driver row says it cannot answer at all). Silence or an answer that is not a
   /// status is a `communication` fault: the job is held, and the copy is sent again once
   /// the printer answers (a missing label is worse than a duplicate).
-  private func printThenAsk(_ bytes: [UInt8], job: Int, cancel: CancelFlag) async throws {
+  private func printThenAsk(
+    _ bytes: [UInt8], job: Int, cancel: CancelFlag, status sink: any PrinterStatusSink
+  ) async throws {
     let (name, driver) = (self.name, self.driver)
     let request = driver.statusRequestName
     let confirms = model.capabilities.confirmation != .none
@@ -241,7 +252,7 @@ package final class USBPrinter: PrinterTransport {
     case .status(let s):
       heard()
       status = s
-      await noteRemaining(s.labelsRemaining)
+      await noteRemaining(s.labelsRemaining, reportingTo: sink)
     case .silent:
       quiet(name: name)
       throw TransportError(
@@ -258,7 +269,7 @@ package final class USBPrinter: PrinterTransport {
     guard !status.faults.isEmpty else { return }
     // The label is in the printer's buffer and prints when the fault clears: report the
     // fault, wait for it to go, and count the copy then (never resend it).
-    await report(status.faults)
+    await sink.update(faults: status.faults)
     var wait: Duration = .milliseconds(500)
     while true {
       try await Task.sleep(for: wait)
@@ -274,22 +285,17 @@ package final class USBPrinter: PrinterTransport {
             + "is not counted and is sent again once it answers")
       }
       if s.faults.isEmpty { break }
-      await report(s.faults)
+      await sink.update(faults: s.faults)
     }
-    await report([])
+    await sink.update(faults: [])
   }
 
   // MARK: status
-
-  private var sink: (any PrinterStatusSink)? { state.withLock { $0.sink } }
-
-  private func report(_ faults: [Reason]) async { await sink?.update(faults: faults) }
 
   /// The printer's poller: asks for its status right away when kicked (attached,
   /// replugged, a job met a fault), often while a fault is held (which is what clears
   /// it), rarely when all is well; a printer off the bus is `disconnected`.
   package func monitor(_ sink: any PrinterStatusSink) async {
-    state.withLock { $0.sink = sink }
     await withTaskCancellationHandler {
       var faultWait = settings.faultPoll
       while !Task.isCancelled && !state.withLock({ $0.stopped }) {
@@ -303,7 +309,7 @@ package final class USBPrinter: PrinterTransport {
           continue
         }
         if await sink.isIdle { forgetNeeds() }
-        let found = await self.poll()
+        let found = await self.poll(reportingTo: sink)
         guard let faults = found.faults, found.generation == generation else { continue }
         await sink.update(faults: faults)
       }
@@ -330,7 +336,9 @@ package final class USBPrinter: PrinterTransport {
   }
 
   /// Asks the printer how it is (used while a fault is held, and now and then when idle).
-  package func poll() async -> Poll {
+  /// A change of media or labels left is reported to `sink` (none before the printer has
+  /// a queue: its first poll).
+  package func poll(reportingTo sink: (any PrinterStatusSink)? = nil) async -> Poll {
     let generation = self.generation
     guard isAttached else { return Poll(faults: nil, generation: generation) }
     let (cancel, driver) = (CancelFlag(), self.driver)
@@ -344,7 +352,7 @@ package final class USBPrinter: PrinterTransport {
         guard case .status(let status) = read else {
           return Poll(faults: [.offline], generation: generation)
         }
-        await noteMedia(status.media)
+        await noteMedia(status.media, reportingTo: sink)
         var faults = status.faults
         if faults.isEmpty, let needs, needs.mismatch(loaded: status.media) != nil {
           faults = [.mediaMismatch]
@@ -360,7 +368,7 @@ package final class USBPrinter: PrinterTransport {
         switch reply {
         case .status(let status):
           heard()
-          await noteRemaining(status.labelsRemaining)
+          await noteRemaining(status.labelsRemaining, reportingTo: sink)
           return Poll(faults: status.faults, generation: generation)
         case .unreadable:
           heard()
@@ -381,7 +389,7 @@ package final class USBPrinter: PrinterTransport {
   package func forgetNeeds() { state.withLock { $0.needs = nil } }
 
   /// A new count of labels left shows on the printer (listeners hear of it as of media).
-  private func noteRemaining(_ count: Int?) async {
+  private func noteRemaining(_ count: Int?, reportingTo sink: (any PrinterStatusSink)?) async {
     let changed = state.withLock { s in
       defer { s.labelsRemaining = count }
       return s.labelsRemaining != count
@@ -389,7 +397,7 @@ package final class USBPrinter: PrinterTransport {
     if changed { await sink?.update(faults: nil) }
   }
 
-  private func noteMedia(_ reported: Media?) async {
+  private func noteMedia(_ reported: Media?, reportingTo sink: (any PrinterStatusSink)?) async {
     // A red/black roll reports as the black 62 mm one: configuration says which it is.
     var media = reported
     if settings.redBlackRolls.contains(id), let m = media, m.widthMM == 62, m.lengthMM == 0 {
