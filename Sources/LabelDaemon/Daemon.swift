@@ -66,7 +66,7 @@ public final class Daemon: Sendable {
   /// The configuration started with; `current` has the reloadable parts as now in force.
   public let config: DaemonConfig
   private let current: Mutex<DaemonConfig>
-  let services: Services
+  let services: ServerContext
   private let store: StateStore
   private let jobStore: JobStore
   private let server: Server
@@ -118,10 +118,10 @@ public final class Daemon: Sendable {
     sources.append(USBMonitor(settings: config.usb, log: log))
     // Also with no printer configured: `devices.list` shows what DNS-SD finds.
     sources.append(try NetworkSource(settings: config.network, log: log))
-    services = Services(
+    services = ServerContext(
       channel: channel, printers: registry, products: ProductStore(store: store),
       templates: TemplateStore(store: store), jobStore: jobStore,
-      jobs: JobService(
+      jobs: JobManager(
         jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
       renderer: LabelRenderer(), saveErrors: saveErrors,
       access: AccessPolicy(adminGroup: config.adminGroup), log: log, sources: sources)

@@ -11,7 +11,7 @@ struct Seeds {
   let directory: String
   let log: Logger
 
-  func load(into services: Services) async throws {
+  func load(into services: ServerContext) async throws {
     var loadedProducts = 0
     var loadedTemplates = 0
     if try await services.templates.count() == 0 {

@@ -28,11 +28,11 @@ package enum Reply: Sendable {
 /// Turns request lines into response lines: JSON-RPC framing rules and method routing.
 /// The handlers live in `Methods/`, one file per area.
 package final class Dispatcher: Sendable {
-  package let services: Services
+  package let services: ServerContext
   /// `printers.list` is asked often and changes seldom: its encoding is kept.
   private let printersList = EncodedResult<PrintersResult>()
 
-  package init(services: Services) { self.services = services }
+  package init(services: ServerContext) { self.services = services }
 
   /// Handles one line; returns the response line, or nil for a notification.
   package func handle(_ line: [UInt8], connection: Connection) async -> [UInt8]? {

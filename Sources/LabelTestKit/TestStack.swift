@@ -19,9 +19,9 @@ package final class TestStack: Sendable {
   package let store: StateStore
   package let jobs: JobStore
   package let registry: PrinterRegistry
-  package let service: JobService
+  package let service: JobManager
   package let saveErrors: SaveErrors
-  package let services: Services
+  package let services: ServerContext
   package let dispatcher: Dispatcher
 
   package init(adminGroup: String? = nil) throws {
@@ -34,8 +34,8 @@ package final class TestStack: Sendable {
     try jobs.load()
     registry = PrinterRegistry(jobs: jobs, channel: channel, log: log)
     saveErrors = SaveErrors(channel: channel)
-    service = JobService(jobs: jobs, printers: registry, channel: channel, saveErrors: saveErrors)
-    services = Services(
+    service = JobManager(jobs: jobs, printers: registry, channel: channel, saveErrors: saveErrors)
+    services = ServerContext(
       channel: channel, printers: registry, products: ProductStore(store: store),
       templates: TemplateStore(store: store), jobStore: jobs, jobs: service,
       renderer: LabelRenderer(),

@@ -62,7 +62,7 @@ if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 && limit.rlim_cur < lim
 }
 
 let log = Logger(level: options.config.logLevel)
-let manager = ServiceManager(environment: environment)
+let manager = SystemdNotifier(environment: environment)
 let daemon: Daemon
 do {
   daemon = try Daemon(config: options.config, log: log)

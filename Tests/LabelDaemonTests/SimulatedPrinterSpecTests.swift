@@ -60,10 +60,10 @@ struct DispatcherTests {
     let jobs = JobStore(store: store)
     let registry = PrinterRegistry(jobs: jobs, channel: channel, log: log)
     let saveErrors = SaveErrors(channel: channel)
-    let services = Services(
+    let services = ServerContext(
       channel: channel, printers: registry, products: ProductStore(store: store),
       templates: TemplateStore(store: store), jobStore: jobs,
-      jobs: JobService(jobs: jobs, printers: registry, channel: channel, saveErrors: saveErrors),
+      jobs: JobManager(jobs: jobs, printers: registry, channel: channel, saveErrors: saveErrors),
       renderer: LabelRenderer(), saveErrors: saveErrors, access: AccessPolicy(adminGroup: nil),
       log: log)
     let dispatcher = Dispatcher(services: services)

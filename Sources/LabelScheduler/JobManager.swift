@@ -12,7 +12,7 @@ public enum InterruptedJobPolicy: String, Sendable, CaseIterable {
 
 /// Job submission, lookup and cancellation across printers: checks a job can be accepted,
 /// stores it (answering only once it is kept), and hands it to its printer's queue.
-package struct JobService: Sendable {
+package struct JobManager: Sendable {
   package let jobs: any JobStoring
   package let printers: PrinterRegistry
   package let channel: EventChannel

@@ -7,7 +7,7 @@
 /// No libsystemd: the protocol is a documented, stable datagram, and labeld would use
 /// three of libsystemd's hundreds of functions. Outside systemd (no `NOTIFY_SOCKET`)
 /// every call does nothing.
-public struct ServiceManager: Sendable {
+public struct SystemdNotifier: Sendable {
   /// The socket path as systemd gave it; nil outside systemd.
   public let notifySocket: String?
   /// How often systemd expects `WATCHDOG=1`, when the unit sets `WatchdogSec`.

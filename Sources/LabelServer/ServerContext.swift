@@ -6,12 +6,12 @@ import LabelScheduler
 import LabelStore
 
 /// Everything the method handlers use, wired once at start-up.
-package struct Services: Sendable {
+package struct ServerContext: Sendable {
   package let channel: EventChannel
   package let printers: PrinterRegistry
   package let products: ProductStore
   package let templates: TemplateStore
-  package let jobs: JobService
+  package let jobs: JobManager
   /// The jobs as stored, for `jobs.list` pages (the scheduler sees the store only as
   /// `JobStoring`).
   package let jobStore: JobStore
@@ -25,7 +25,7 @@ package struct Services: Sendable {
 
   package init(
     channel: EventChannel, printers: PrinterRegistry, products: ProductStore,
-    templates: TemplateStore, jobStore: JobStore, jobs: JobService, renderer: LabelRenderer,
+    templates: TemplateStore, jobStore: JobStore, jobs: JobManager, renderer: LabelRenderer,
     saveErrors: SaveErrors,
     access: AccessPolicy, log: Logger, sources: [any PrinterSource] = []
   ) {
