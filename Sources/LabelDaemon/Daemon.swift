@@ -185,9 +185,8 @@ public final class Daemon: Sendable {
   /// it ran last, free heap pages) once it has used under 2% of a core for `period`: after
   /// start-up, then again after work (50 ms of CPU since the last time: a few hundred
   /// jobs, thousands of listings, or long idle polling), so a labeld left alone for months
-  /// is as small as one that has just started. A release costs 2–3 ms of CPU, and the
-  /// first request after it about half a millisecond more than it would have
-  /// (docs/benchmarks.md).
+  /// is as small as one that has just started. What a release costs, and what the first
+  /// request after it pays, is measured in docs/benchmarks.md ("Idle memory").
   private static func handBackAtRest(after period: Duration, log: Logger) async {
     var last = RestingMemory.processCPUTime()
     var atRelease: Duration?

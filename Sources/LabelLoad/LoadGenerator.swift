@@ -57,7 +57,7 @@ public struct LoadInterval: Sendable {
   }
 }
 
-/// The mixed load of issue #13 against one labeld: `mix.clients` threads, each with its own
+/// The soak's mixed load against one labeld: `mix.clients` threads, each with its own
 /// connection, drawing calls from the mix's weights, plus one thread toggling a simulated
 /// printer's fault. Counts are kept per interval (`takeInterval`), so memory stays flat
 /// however long it runs.
@@ -411,9 +411,8 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 }
 
 /// Replayed alert lines read without decoding them: the seq is all the replay loop needs,
-/// and decoding 10,000 alerts per `subscribe` made the generator (sharing labeld's two
-/// cores), not labeld, the soak's bottleneck (perf: the generator at 100% of a core in
-/// JSON parsing, labeld at 76%). labeld writes compact JSON with sorted keys; in a JSON
+/// and decoding every replayed alert made the generator (sharing labeld's cores), not
+/// labeld, the soak's bottleneck. labeld writes compact JSON with sorted keys; in a JSON
 /// string a quote is always escaped, so `"seq":` can only be a member name.
 enum ReplayLine {
   static let alert = Array(#""method":"alert""#.utf8)

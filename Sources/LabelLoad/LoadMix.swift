@@ -47,7 +47,7 @@ public struct LoadMix: Sendable {
   /// Client threads, each with its own connection.
   public var clients = 16
   /// Relative weights of the calls each client draws (out of their sum). The default is
-  /// the mix of issue #13: one call in ten a `jobs.list`, one in twenty a `subscribe` with
+  /// the soak's mix: one call in ten a `jobs.list`, one in twenty a `subscribe` with
   /// `since: 0`.
   public var weights: [LoadOperation: Int] = [
     .submitNative: 20, .submitTemplate: 15, .save: 15, .renderPNG: 8, .renderNative: 7,

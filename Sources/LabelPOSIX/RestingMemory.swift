@@ -9,7 +9,7 @@ import CLinux
 /// Code and read-only data are mapped from files. Each page a thread touches maps, by the
 /// kernel's fault-around, up to 64 KB of its neighbours too, so a labeld that has started
 /// and served a few requests keeps megabytes of code mapped of which it runs a few hundred
-/// kilobytes while idle (callgrind counts 389 KB; docs/benchmarks.md, "Idle memory").
+/// kilobytes while idle (callgrind counts them; docs/benchmarks.md, "Idle memory").
 /// `release` unmaps those pages from this process (`MADV_DONTNEED`) where that cannot
 /// change what the process sees: private mappings that are not writable and whose every
 /// page is still the file's own (no copy-on-write copy: smaps's `Anonymous: 0 kB`). The

@@ -3,7 +3,7 @@ import LabelLanguages
 
 /// 8-bit greyscale PNGs, the form apps and LPrint's peers send most, read to dots through
 /// libpng's simplified API: one byte a pixel, where cairo's reader expands every pixel to
-/// 32 bits first (it took 4.2 ms for a 4 x 6 in label at 203 dpi, libpng 1.6 ms). Only a
+/// 32 bits first (docs/benchmarks.md has both ways' costs). Only a
 /// file libpng hands back exactly as stored takes this way: greyscale, 8 bits, no
 /// transparency and no colour-space chunk (gAMA, cHRM, sRGB, iCCP, sBIT: libpng would
 /// convert, cairo does not). Anything else, or a file libpng refuses, returns nil and goes

@@ -8,8 +8,8 @@ import LabelLanguages
 /// took several times longer to encode a label than to render it: libpng's row transforms
 /// and zlib's default level (docs/benchmarks.md, "PNG previews").
 enum PNGWriter {
-  /// zlib's fastest level: on rendered labels about three times faster than its default
-  /// (6), for files about 1.4 times larger (docs/benchmarks.md).
+  /// zlib's fastest level: on rendered labels much faster than its default (6), for files
+  /// somewhat larger (the measurement is in docs/benchmarks.md, "PNG previews").
   static let level: Int32 = 1
 
   /// Black where the bitmap has a dot, white elsewhere.

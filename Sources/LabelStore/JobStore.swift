@@ -242,8 +242,7 @@ package final class JobStore: JobStoring {
       bounds = try await store.run { db throws(SQLiteError) in
         // The newest `keep` ended jobs are those from the keep-th newest one up, found
         // through the state index however many jobs wait unfinished (it was the row
-        // `keep + unfinished` from the top: with 910,000 jobs queued, 18.7 ms a prune
-        // against 1.3 ms, measured with the sqlite3 module on a copy of the schema).
+        // `keep + unfinished` from the top, whose cost grew with the backlog).
         let byCount =
           keep == 0
           ? Int.max

@@ -215,9 +215,9 @@ package final class SimulatedPrinter: PrinterTransport, FaultInjecting {
 
 /// The output files a simulated printer keeps: those of the `keep` newest jobs (highest
 /// ids). Files left by an earlier run count too (read once at start-up); beyond `keep`,
-/// the oldest job's file is deleted as a new one is written. (Measured before: a 30-minute
-/// soak left 290,000 files, 3.2 GB, in one directory, and creating files there slowed as
-/// it grew.)
+/// the oldest job's file is deleted as a new one is written. (Without it a soak filled one
+/// directory with hundreds of thousands of files, and creating files there slowed as it
+/// grew.)
 package final class OutputFiles: Sendable {
   private struct Kept {
     /// Job ids with a file, ascending from `head`.

@@ -145,8 +145,8 @@ public enum RFC3339 {
     let seconds = Int(t.rounded(.down))
     let (days, secondOfDay) = floorDivision(seconds, 86_400)
     let (year, month, day) = civil(fromDays: days)
-    // Twenty bytes made room for once and filled in place (an append each was a third of
-    // a job's writing).
+    // Twenty bytes made room for once and filled in place: an append each was a large
+    // part of writing a job.
     let start = bytes.count
     bytes.append(contentsOf: "0000-00-00T00:00:00Z".utf8)
     bytes.withUnsafeMutableBufferPointer { b in

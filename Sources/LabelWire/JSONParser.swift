@@ -9,8 +9,8 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 
 extension JSONValue {
   /// Parses one JSON text (RFC 8259): strict about syntax and UTF-8, nesting at most 512
-  /// deep. The protocol's hot path, several times faster than decoding through
-  /// `JSONDecoder`, which reports each alternative it tries as a thrown error.
+  /// deep. The protocol's hot path: not `JSONDecoder`, which reports each alternative it
+  /// tries as a thrown error (the costs are in docs/benchmarks.md, "JSON per product").
   public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
     try parse(bytes, keepingRawMember: nil).value
   }

@@ -110,7 +110,7 @@ func reload() {
 // The daemon runs on its own threads and Swift's global executor; the main thread is left
 // to act on signals, in the order they came, as they arrive on the pipe. (Not
 // `dispatchMain()`: it parks the main thread by `pthread_exit`, whose unwinding maps
-// 300 KB of unwind tables and libgcc's unwinder into every idle labeld, and nothing of
+// unwind tables and libgcc's unwinder into every idle labeld, and nothing of
 // labeld's runs on the main queue.)
 Task.detached {
   do {
