@@ -44,21 +44,8 @@ extension USBPrinterTests {
 
   @Test(arguments: [("2", Reason.mediaEmpty), ("1", .coverOpen), ("10", .mediaMismatch)])
   func dymo550Bay_jobWaits_andPrintsOnce(bay: String, reason: Reason) throws {
-    try USBEmulator.run(printers: ["dymo550:F1"]) { bus, d in
-      let c = try d.client()
-      let w = try Self.subscriber(d)
-      try bus.control("F1 bay \(bay)")
-      #expect(bus.waitForEvent("F1 did bay \(bay)"))
-      let card = RasterPrintingTests.testCard(width: 120, height: 60)
-      let id = try Self.submitPNG(c, printer: Self.dymo550, card)
-      let alert = try w.waitForPrinterError(Self.dymo550, reason: reason)
-      #expect(alert["job"] == .int(id))
-      #expect(bus.files("F1", prefix: "label-").isEmpty)
-      try bus.control("F1 bay 8")
-      let done = try w.waitForJob(id)
-      #expect(done["printed"] == 1)
-      #expect(bus.files("F1", prefix: "label-").filter { $0.hasSuffix(".pbm") } == ["label-1.pbm"])
-      #expect(Self.cardOnHead(bus.page("F1", 1, prefix: "label-"), card))
-    }
+    try Self.faultHoldsTheJob_thenItPrintsOnce(
+      "dymo550:F1", serial: "F1", printer: Self.dymo550, set: "bay \(bay)", clear: "bay 8",
+      reason: reason, shows: Self.cardOnHead)
   }
 }

@@ -48,21 +48,8 @@ extension USBPrinterTests {
 
   @Test(arguments: [("21", Reason.mediaEmpty), ("C1", .mediaJam)])
   func dymoLWStatus_jobWaits_andPrintsOnce(byte: String, reason: Reason) throws {
-    try USBEmulator.run(printers: ["dymo450:D1"]) { bus, d in
-      let c = try d.client()
-      let w = try Self.subscriber(d)
-      try bus.control("D1 status \(byte)")
-      #expect(bus.waitForEvent("D1 did status \(byte)"))
-      let card = RasterPrintingTests.testCard(width: 120, height: 60)
-      let id = try Self.submitPNG(c, printer: Self.dymo, card)
-      let alert = try w.waitForPrinterError(Self.dymo, reason: reason)
-      #expect(alert["job"] == .int(id))
-      #expect(bus.files("D1", prefix: "label-").isEmpty)
-      try bus.control("D1 status 03")
-      let done = try w.waitForJob(id)
-      #expect(done["printed"] == 1)
-      #expect(bus.files("D1", prefix: "label-").filter { $0.hasSuffix(".pbm") } == ["label-1.pbm"])
-      #expect(Self.cardOnHead(bus.page("D1", 1, prefix: "label-"), card))
-    }
+    try Self.faultHoldsTheJob_thenItPrintsOnce(
+      "dymo450:D1", serial: "D1", printer: Self.dymo, set: "status \(byte)", clear: "status 03",
+      reason: reason, shows: Self.cardOnHead)
   }
 }

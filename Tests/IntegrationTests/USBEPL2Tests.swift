@@ -38,21 +38,8 @@ extension USBPrinterTests {
 
   @Test(arguments: [(7, Reason.mediaEmpty), (11, .coverOpen)])
   func epl2Error_jobWaits_andPrintsOnce(code: Int, reason: Reason) throws {
-    try USBEmulator.run(printers: ["epl2:E1"]) { bus, d in
-      let c = try d.client()
-      let w = try Self.subscriber(d)
-      try bus.control("E1 error \(code)")
-      #expect(bus.waitForEvent("E1 did error \(code)"))
-      let card = RasterPrintingTests.testCard(width: 120, height: 60)
-      let id = try Self.submitPNG(c, printer: Self.epl2, card)
-      let alert = try w.waitForPrinterError(Self.epl2, reason: reason)
-      #expect(alert["job"] == .int(id))
-      #expect(bus.files("E1", prefix: "label-").isEmpty)
-      try bus.control("E1 error 0")
-      let done = try w.waitForJob(id)
-      #expect(done["printed"] == 1)
-      #expect(bus.files("E1", prefix: "label-").filter { $0.hasSuffix(".pbm") } == ["label-1.pbm"])
-      #expect(bus.page("E1", 1, prefix: "label-") == card)
-    }
+    try Self.faultHoldsTheJob_thenItPrintsOnce(
+      "epl2:E1", serial: "E1", printer: Self.epl2, set: "error \(code)", clear: "error 0",
+      reason: reason)
   }
 }

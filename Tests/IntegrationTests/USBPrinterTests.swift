@@ -39,6 +39,33 @@ struct USBPrinterTests {
     return w
   }
 
+  /// A fault set on an emulated printer before a job, as each family's tests run it: a
+  /// printerError naming the job while nothing prints, then, once `clear` is sent, exactly
+  /// one label, which `shows` checks against the card sent.
+  static func faultHoldsTheJob_thenItPrintsOnce(
+    _ emulator: String, serial: String, printer: String, set: String, clear: String,
+    reason: Reason, shows: (Bitmap?, Bitmap) -> Bool = { $0 == $1 },
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    try USBEmulator.run(printers: [emulator]) { bus, d in
+      let c = try d.client()
+      let w = try subscriber(d)
+      try bus.control("\(serial) \(set)")
+      #expect(bus.waitForEvent("\(serial) did \(set)"), sourceLocation: sourceLocation)
+      let card = RasterPrintingTests.testCard(width: 120, height: 60)
+      let id = try submitPNG(c, printer: printer, card)
+      let alert = try w.waitForPrinterError(printer, reason: reason)
+      #expect(alert["job"] == .int(id), sourceLocation: sourceLocation)
+      #expect(bus.files(serial, prefix: "label-").isEmpty, sourceLocation: sourceLocation)
+      try bus.control("\(serial) \(clear)")
+      let done = try w.waitForJob(id)
+      #expect(done["printed"] == 1, sourceLocation: sourceLocation)
+      let labels = bus.files(serial, prefix: "label-").filter { $0.hasSuffix(".pbm") }
+      #expect(labels == ["label-1.pbm"], sourceLocation: sourceLocation)
+      #expect(shows(bus.page(serial, 1, prefix: "label-"), card), sourceLocation: sourceLocation)
+    }
+  }
+
   /// The test card's dots inside the printed page (the rest must be white).
   static func expectPage(_ page: Bitmap?, equals card: Bitmap) {
     guard let page else {

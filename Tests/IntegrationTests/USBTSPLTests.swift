@@ -45,21 +45,8 @@ extension USBPrinterTests {
   /// ready again.
   @Test(arguments: [("04", Reason.mediaEmpty), ("01", .coverOpen), ("40", .coverOpen)])
   func tsplFault_jobWaits_andPrintsOnce(status: String, reason: Reason) throws {
-    try USBEmulator.run(printers: ["tspl:T1"]) { bus, d in
-      let c = try d.client()
-      let w = try Self.subscriber(d)
-      try bus.control("T1 status \(status)")
-      #expect(bus.waitForEvent("T1 did status \(status)"))
-      let card = RasterPrintingTests.testCard(width: 120, height: 60)
-      let id = try Self.submitPNG(c, printer: Self.tspl, card)
-      let alert = try w.waitForPrinterError(Self.tspl, reason: reason)
-      #expect(alert["job"] == .int(id))
-      #expect(bus.files("T1", prefix: "label-").isEmpty)
-      try bus.control("T1 status 00")
-      let done = try w.waitForJob(id)
-      #expect(done["printed"] == 1)
-      #expect(bus.files("T1", prefix: "label-").filter { $0.hasSuffix(".pbm") } == ["label-1.pbm"])
-      #expect(bus.page("T1", 1, prefix: "label-") == card)
-    }
+    try Self.faultHoldsTheJob_thenItPrintsOnce(
+      "tspl:T1", serial: "T1", printer: Self.tspl, set: "status \(status)", clear: "status 00",
+      reason: reason)
   }
 }
