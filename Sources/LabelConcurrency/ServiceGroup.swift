@@ -118,3 +118,23 @@ package final class ServiceGroup: Sendable {
     await group?.value
   }
 }
+
+/// A part of the daemon held open while its group runs (the state, the printers, the
+/// server): `run` waits until the group stops it, then `close` lets the part go, shielded
+/// from the cancellation that stopped it (a drain may take its time). Started in the order
+/// the parts open, so the group closes them in the reverse order, each after the ones
+/// opened after it have closed: no part is stopped by hand.
+package struct HeldPart: Service {
+  package let name: String
+  private let close: @Sendable () async -> Void
+
+  package init(_ name: String, close: @escaping @Sendable () async -> Void) {
+    self.name = name
+    self.close = close
+  }
+
+  package func run() async {
+    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+    await Task { await close() }.value
+  }
+}

@@ -73,9 +73,13 @@ public final class Daemon: Sendable {
   private let log: Logger
   /// The configured simulated printers, adopted at start.
   private let simulated: [SimulatedPrinter]
-  /// Every long-running loop (history pruning, discovery), cancelled in reverse order of
-  /// start on shutdown.
-  private let loops = ServiceGroup()
+  /// Every part of the running daemon, in the order it opened: the state and the socket,
+  /// the printer sources, the printers, the server, then the long-running loops (discovery,
+  /// history pruning, memory at rest). Shutdown closes them in the reverse order, each
+  /// after the ones opened after it have closed.
+  private let parts = ServiceGroup()
+  /// How long the printers' labels in progress may take to finish on shutdown.
+  private let drainDeadline = Mutex<Duration>(.zero)
 
   public init(config: DaemonConfig, log: Logger) throws {
     self.config = config
@@ -135,6 +139,15 @@ public final class Daemon: Sendable {
     server = try Server(
       listenFD: fd, ownedPath: owned, dispatcher: Dispatcher(services: services),
       channel: channel, limits: limits, log: log)
+    // Closed last: the listening socket goes (if the server never started), the store is
+    // flushed, the journal written and sealed, the store closed.
+    parts.start(
+      HeldPart("state and socket") { [server, store, channel] in
+        server.stop()
+        store.drain()
+        channel.stopJournal(timeout: .seconds(5))
+        store.close()
+      })
   }
 
   /// Loads demo data, resumes unfinished jobs, starts the printers and begins serving.
@@ -146,22 +159,28 @@ public final class Daemon: Sendable {
     // CUPS queues and USB printers there now are known before unfinished jobs are handed
     // out; printers found later take back their own when they are adopted.
     for source in services.sources { await source.start(into: services.printers) }
+    parts.start(
+      HeldPart("printer sources") { [sources = services.sources] in
+        for source in sources.reversed() { await source.stop() }
+      })
     let unfinished = jobStore.unfinished()
     await services.printers.open(policy: config.interruptedJobs)
+    parts.start(HeldPart("printers") { [weak self] in await self?.drainPrinters() })
     await settleOrphans(unfinished)
     clearStalePrinterAlerts()
     try server.start()
+    parts.start(HeldPart("server") { [server] in server.stop() })
     log.notice(
       "labeld \(LabelVersion.version) listening on \(config.socketPath); "
         + "\(services.printers.all.count) printer(s); \(unfinished.count) unfinished job(s) resumed; "
         + "state in \(config.stateDirectory)")
-    for source in services.sources { if let loop = source.service { loops.start(loop) } }
+    for source in services.sources { if let loop = source.service { parts.start(loop) } }
     // History beyond --job-history goes now (in the background: start-up does not wait
     // for it), then every 10 minutes (--job-history-days), and sooner whenever a tenth of
     // the kept count (at least 1,000) new jobs came in: however fast jobs arrive, the
     // table stays near its configured size and no write pays for a history ten minutes
     // of a busy day piled up (measured in docs/benchmarks.md, Soak).
-    loops.start(
+    parts.start(
       LoopService("history pruning") { [jobStore, weak self] in
         while let now = self?.current.withLock({ $0 }) {
           await jobStore.prune(keep: now.jobHistoryCount, maxAge: now.jobHistoryAge)
@@ -174,7 +193,7 @@ public final class Daemon: Sendable {
         }
       })
     if config.restAfter > .zero {
-      loops.start(
+      parts.start(
         LoopService("memory at rest") { [config, log] in
           await Self.handBackAtRest(after: config.restAfter, log: log)
         })
@@ -251,13 +270,20 @@ public final class Daemon: Sendable {
   }
 
   /// Stops gracefully: no new connections or requests, each printer finishes the label it
-  /// is printing (jobs part-way go back to pending), then the store is flushed and closed.
-  /// After `deadline` labels still printing are cut off; their jobs stay `processing` and
-  /// the next start's `--interrupted-jobs` policy applies. Accepted jobs are already
-  /// durable, so none is lost either way.
+  /// is printing (jobs part-way go back to pending), then the store is flushed and closed
+  /// (the parts close in the reverse order they opened). After `deadline` labels still
+  /// printing are cut off; their jobs stay `processing` and the next start's
+  /// `--interrupted-jobs` policy applies. Accepted jobs are already durable, so none is
+  /// lost either way.
   public func shutdown(deadline: Duration) async {
-    server.stop()
+    drainDeadline.withLock { $0 = deadline }
+    await parts.shutdown()
+  }
+
+  /// Lets each printer finish the label in progress, within the shutdown's deadline.
+  private func drainPrinters() async {
     let queues = services.printers.all
+    let deadline = drainDeadline.withLock { $0 }
     let cutoff = Task {
       try? await Task.sleep(for: deadline)
       guard !Task.isCancelled else { return }
@@ -267,11 +293,6 @@ public final class Daemon: Sendable {
       for queue in queues { group.addTask { await queue.drain() } }
     }
     cutoff.cancel()
-    await loops.shutdown()
-    for source in services.sources.reversed() { await source.stop() }
-    store.drain()
-    services.channel.stopJournal(timeout: .seconds(5))
-    store.close()
   }
 
   /// Applies a re-read configuration (SIGHUP). Log level, alert retention, job history

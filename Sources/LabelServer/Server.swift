@@ -25,6 +25,7 @@ package final class Server: @unchecked Sendable {
   private let listening = Mutex<EventLoop.Token?>(nil)
   private let connections = Mutex<[UInt64: Connection]>([:])
   private let nextID = Atomic<UInt64>(1)
+  private let stopped = Atomic<Bool>(false)
   /// When accept last failed and was logged: a descriptor shortage retries every 100 ms
   /// but is logged at most every 10 s.
   private let lastAcceptError = Mutex<ContinuousClock.Instant?>(nil)
@@ -62,7 +63,10 @@ package final class Server: @unchecked Sendable {
     listening.withLock { $0 = token }
   }
 
+  /// Stops listening, unlinks the socket it created, closes every connection and the
+  /// loop. Once: a second call does nothing.
   package func stop() {
+    guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
     if let token = listening.withLock({ t in
       defer { t = nil }; return t
     }) {

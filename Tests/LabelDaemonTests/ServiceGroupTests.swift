@@ -43,4 +43,21 @@ import Testing
     await group.shutdown()
     #expect(ran.withLock { $0 })
   }
+
+  /// The daemon's parts close in the reverse order they opened, each after the ones opened
+  /// after it, and a close is not cut short by the cancellation that stopped its part.
+  @Test func heldParts_closeInReverseOrder_andCloseWhole() async {
+    let log = Mutex<[String]>([])
+    let group = ServiceGroup()
+    for name in ["state", "printers", "server"] {
+      group.start(
+        HeldPart(name) {
+          // A close that waits (a printer finishing its label) runs to its end.
+          try? await Task.sleep(for: .milliseconds(20))
+          log.withLock { $0.append("closed \(name)") }
+        })
+    }
+    await group.shutdown()
+    #expect(log.withLock { $0 } == ["closed server", "closed printers", "closed state"])
+  }
 }
