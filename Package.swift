@@ -66,7 +66,8 @@ let package = Package(
     .target(name: "LabelLog"),
     // The one alert channel: journal, sequence, subscribers, save failures as alerts.
     .target(
-      name: "LabelEvents", dependencies: ["LabelCore", "LabelWire", "LabelLog", "LabelPOSIX"]),
+      name: "LabelEvents",
+      dependencies: ["LabelCore", "LabelWire", "LabelLog", "LabelPOSIX", "LabelConcurrency"]),
     // labeld's state in SQLite: products, templates, jobs, the alert journal.
     .target(
       name: "LabelStore",

@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import LabelConcurrency
 import LabelCore
 import LabelLog
 import Synchronization
@@ -50,6 +51,7 @@ package final class JournalWriter: @unchecked Sendable {
   private let sequence: AlertSequence?
   private let timing: Timing
   private let log: Logger
+  private let lane = BlockingQueue(label: "labeld.journal")
   private let wakeup = DispatchSemaphore(value: 0)
   private let stopping = Atomic<Bool>(false)
   private let finished = DispatchSemaphore(value: 0)
@@ -93,8 +95,9 @@ package final class JournalWriter: @unchecked Sendable {
 
   package func start(feeding channel: EventChannel) {
     self.channel = channel
-    // A thread of its own (a serial queue's), off the Swift cooperative pool: it blocks.
-    DispatchQueue(label: "labeld.journal").async { [self] in run() }
+    // A lane of its own, off the Swift cooperative pool: it blocks (writes, fsync, and
+    // waiting for the next batch on a semaphore, the tool for a thread that waits).
+    lane.submit { [self] in run() }
   }
 
   /// New events are waiting (the channel calls this once per batch, not per event).

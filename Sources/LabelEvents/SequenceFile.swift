@@ -1,4 +1,4 @@
-import Dispatch
+import LabelConcurrency
 import LabelPOSIX
 import Synchronization
 
@@ -12,10 +12,10 @@ import Synchronization
 /// - a full disk does not stop it: the blocks were allocated when the file was made;
 /// - a write torn by a power cut leaves the previous record intact in the other slot.
 ///
-/// All I/O runs on the copy's own serial queue, so a copy on a stalled disk never holds up
+/// All I/O runs on the copy's own lane (`BlockingQueue`), so a copy on a stalled disk never holds up
 /// the other copy or the caller (see `AlertSequence.record`).
 ///
-/// `@unchecked Sendable`: `fd` and `newestSlot` are touched only on `queue`.
+/// `@unchecked Sendable`: `fd` and `newestSlot` are touched only on `lane`.
 package final class SequenceFile: @unchecked Sendable {
   package enum Read: Equatable {
     case missing
@@ -27,7 +27,7 @@ package final class SequenceFile: @unchecked Sendable {
   /// fdatasync after each write. The runtime mirror lives on a tmpfs: it has to survive a
   /// crashed process, not a power cut, so it skips the sync.
   private let syncs: Bool
-  package let queue: DispatchQueue
+  private let lane: BlockingQueue
   private var fd: Int32 = -1
   private var newestSlot = 1
   /// Writes queued or running, and since when the oldest has been waiting.
@@ -39,14 +39,14 @@ package final class SequenceFile: @unchecked Sendable {
   package init(path: String, syncs: Bool) {
     self.path = path
     self.syncs = syncs
-    self.queue = DispatchQueue(label: "labeld.alert-seq")
+    self.lane = BlockingQueue(label: "labeld.alert-seq")
   }
 
   deinit { if fd >= 0 { Glibc.close(fd) } }
 
   /// The newest valid record of either slot (start-up, before any write).
   package func read() -> Read {
-    queue.sync {
+    lane.sync {
       let rfd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
       if rfd < 0 {
         let e = errno
@@ -83,13 +83,13 @@ package final class SequenceFile: @unchecked Sendable {
     inFlight.withLock { s in s.since.map { ContinuousClock.now - $0 > limit } ?? false }
   }
 
-  /// Writes `record` on the copy's queue and calls `done` there with the outcome.
+  /// Writes `record` on the copy's lane and calls `done` there with the outcome.
   package func write(_ record: SequenceRecord, done: @escaping @Sendable (SystemError?) -> Void) {
     inFlight.withLock { s in
       s.count += 1
       if s.since == nil { s.since = .now }
     }
-    queue.async {
+    lane.submit {
       let error: SystemError?
       do throws(SystemError) {
         try self.writeNow(record)
