@@ -1,7 +1,8 @@
 import Synchronization
 
-/// A long-running loop of the daemon (history pruning, CUPS discovery, USB rescans): `run`
-/// works until its task is cancelled, lets go of what it holds, and returns.
+/// A part or a long-running loop of the daemon (the printers, the server; history pruning,
+/// CUPS discovery, USB rescans): `run` works until its task is cancelled, lets go of what
+/// it holds, and returns.
 package protocol Service: Sendable {
   var name: String { get }
   func run() async
@@ -20,102 +21,42 @@ package struct LoopService: Service {
   package func run() async { await body() }
 }
 
-/// Every long-running loop in one task group: `start` adds each as a child, in order;
-/// `shutdown` cancels them one by one in reverse order of start, waiting for each to
-/// return before cancelling the one before it, and returns when the group is empty.
+/// Every part and long-running loop of the daemon, each in a task the group owns: `start`
+/// runs each at once, in order; `shutdown` cancels them one by one in reverse order of
+/// start, awaiting each task's end before cancelling the one before it, and returns when
+/// the last has ended. No task outlives the group's shutdown, and nothing waits on a
+/// primitive of our own: the order is the awaited tasks'.
 package final class ServiceGroup: Sendable {
   private struct State {
-    var started: [(name: String, stop: Stop)] = []
-    var group: Task<Void, Never>?
-    var adder: AsyncStream<(any Service, Stop)>.Continuation?
+    var started: [(name: String, task: Task<Void, Never>)] = []
     var closed = false
   }
   private let state = Mutex(State())
 
-  /// A child's stop request, and the news that it returned.
-  private final class Stop: Sendable {
-    let requested = Latch()
-    let finished = Latch()
-  }
+  package init() {}
 
-  /// Opens once; everyone waiting, and everyone who comes later, goes through.
-  private final class Latch: Sendable {
-    private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>(
-      (false, []))
-
-    func open() {
-      let waiting = state.withLock { s in
-        s.open = true
-        defer { s.waiting = [] }
-        return s.waiting
-      }
-      for c in waiting { c.resume() }
-    }
-
-    func wait() async {
-      await withCheckedContinuation { c in
-        let now = state.withLock { s in
-          if !s.open { s.waiting.append(c) }
-          return s.open
-        }
-        if now { c.resume() }
-      }
-    }
-  }
-
-  package init() {
-    let (stream, adder) = AsyncStream<(any Service, Stop)>.makeStream()
-    let group = Task {
-      await withTaskGroup(of: Void.self) { group in
-        for await (service, stop) in stream {
-          group.addTask {
-            // The service runs in a child of its own, cancelled when its stop comes.
-            await withTaskGroup(of: Void.self) { inner in
-              inner.addTask { await service.run() }
-              inner.addTask { await stop.requested.wait() }
-              _ = await inner.next()
-              inner.cancelAll()
-              await inner.waitForAll()
-            }
-            stop.finished.open()
-          }
-        }
-        await group.waitForAll()
-      }
-    }
-    state.withLock {
-      $0.group = group
-      $0.adder = adder
-    }
-  }
-
-  /// Starts `service` in the group; after `shutdown` it is not started.
+  /// Starts `service`; after `shutdown` it is not started.
   package func start(_ service: any Service) {
-    let stop = Stop()
-    let adder: AsyncStream<(any Service, Stop)>.Continuation? = state.withLock { s in
-      guard !s.closed else { return nil }
-      s.started.append((service.name, stop))
-      return s.adder
+    state.withLock { s in
+      guard !s.closed else { return }
+      s.started.append((service.name, Task { await service.run() }))
     }
-    adder?.yield((service, stop))
   }
 
-  /// The services running, in order of start.
+  /// The services started, in order of start.
   package var names: [String] { state.withLock { $0.started.map(\.name) } }
 
   /// Cancels every service in reverse order of start, each after the one started after it
-  /// has returned, then waits for the group to end.
+  /// has returned.
   package func shutdown() async {
-    let (started, adder, group) = state.withLock { s in
+    let started = state.withLock { s in
       s.closed = true
-      return (s.started, s.adder, s.group)
+      return s.started
     }
-    for (_, stop) in started.reversed() {
-      stop.requested.open()
-      await stop.finished.wait()
+    for (_, task) in started.reversed() {
+      task.cancel()
+      await task.value
     }
-    adder?.finish()
-    await group?.value
   }
 }
 
