@@ -26,6 +26,26 @@ import Testing
     return c
   }
 
+  /// Starts a labeld in `dir` whose sim:zebra prints one label a minute, submits `label`
+  /// (`copies` of it), and returns once the job is being printed.
+  static func slowJobPrinting(in dir: URL, _ label: String, copies: Int = 1) throws -> (
+    daemon: DaemonProcess, job: Int
+  ) {
+    let daemon = try DaemonProcess(["--simulate", "zebra=zpl,speed=1"], directory: dir)
+    let w = try daemon.client()
+    try w.call("subscribe", ["topics": ["jobs"]])
+    let id = try daemon.client().call(
+      "jobs.submit",
+      [
+        "printer": "sim:zebra", "copies": .int(copies),
+        "document": ["format": "native", "data": base64(label)],
+      ],
+      as: JobResult.self
+    ).job.id
+    _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "processing" }
+    return (daemon, id)
+  }
+
   @Test func notifiesReady_feedsTheWatchdog_andSaysStopping() throws {
     let dir = DaemonProcess.makeTempDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
@@ -146,19 +166,8 @@ import Testing
     var id = 0
     do {
       // One label per minute: far longer than this test waits.
-      let daemon = try DaemonProcess(["--simulate", "zebra=zpl,speed=1"], directory: dir)
-      let c = try daemon.client()
-      let w = try daemon.client()
-      try w.call("subscribe", ["topics": ["jobs"]])
-      id = try c.call(
-        "jobs.submit",
-        [
-          "printer": "sim:zebra", "copies": 2,
-          "document": ["format": "native", "data": base64(label)],
-        ],
-        as: JobResult.self
-      ).job.id
-      _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "processing" }
+      let (daemon, job) = try Self.slowJobPrinting(in: dir, label, copies: 2)
+      id = job
       daemon.signal(SIGTERM)
       // The first signal is being handled (the label is still printing): send another.
       while !daemon.log.contains("stopping (finishing labels in progress)") { usleep(5_000) }
@@ -183,16 +192,8 @@ import Testing
     let label = "^XA^FDdeadline^FS^XZ"
     var id = 0
     do {
-      let daemon = try DaemonProcess(["--simulate", "zebra=zpl,speed=1"], directory: dir)
-      let c = try daemon.client()
-      let w = try daemon.client()
-      try w.call("subscribe", ["topics": ["jobs"]])
-      id = try c.call(
-        "jobs.submit",
-        ["printer": "sim:zebra", "document": ["format": "native", "data": base64(label)]],
-        as: JobResult.self
-      ).job.id
-      _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "processing" }
+      let (daemon, job) = try Self.slowJobPrinting(in: dir, label)
+      id = job
       daemon.signal(SIGTERM)
       daemon.process.waitUntilExit()
       #expect(daemon.process.terminationStatus == 0)

@@ -62,6 +62,17 @@ final class USBEmulator: @unchecked Sendable {
   /// Tells the emulator something (`A1 cover open`).
   func control(_ line: String) throws { try EmulatorFiles(output).control(line) }
 
+  /// Tells printer `serial`'s emulator `command` and waits until its event log says it did
+  /// ("A1B2 did cover open"); an emulator that never does is recorded at the caller.
+  func apply(
+    _ serial: String, _ command: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    try control("\(serial) \(command)")
+    #expect(
+      waitForEvent("\(serial) did \(command)"), "the emulator did not do '\(command)'",
+      sourceLocation: sourceLocation)
+  }
+
   /// Waits until the emulator's event log has a line containing `text`.
   @discardableResult
   func waitForEvent(_ text: String, timeout: Double = 10) -> Bool {

@@ -50,8 +50,7 @@ struct USBPrinterTests {
     try USBEmulator.run(printers: [emulator]) { bus, d in
       let c = try d.client()
       let w = try subscriber(d)
-      try bus.control("\(serial) \(set)")
-      #expect(bus.waitForEvent("\(serial) did \(set)"), sourceLocation: sourceLocation)
+      try bus.apply(serial, set, sourceLocation: sourceLocation)
       let card = RasterPrintingTests.testCard(width: 120, height: 60)
       let id = try submitPNG(c, printer: printer, card)
       let alert = try w.waitForPrinterError(printer, reason: reason)
@@ -157,8 +156,7 @@ struct USBPrinterTests {
     try USBEmulator.run(printers: ["ql820:A1B2"]) { bus, d in
       let c = try d.client()
       let w = try Self.subscriber(d)
-      try bus.control("A1B2 \(set)")
-      #expect(bus.waitForEvent("A1B2 did \(set)"))
+      try bus.apply("A1B2", set)
       let card = RasterPrintingTests.testCard(width: 300, height: 160)
       let id = try Self.submitPNG(c, printer: Self.ql, card)
       let alert = try w.waitForPrinterError(Self.ql, reason: reason)
@@ -180,8 +178,7 @@ struct USBPrinterTests {
     try USBEmulator.run(printers: ["ql820:A1B2"]) { bus, d in
       let c = try d.client()
       let w = try Self.subscriber(d)
-      try bus.control("A1B2 fail-next-page cover")
-      #expect(bus.waitForEvent("A1B2 did fail-next-page cover"))
+      try bus.apply("A1B2", "fail-next-page cover")
       let card = RasterPrintingTests.testCard(width: 400, height: 200)
       let id = try Self.submitPNG(c, printer: Self.ql, card)
       let alert = try w.waitForPrinterError(Self.ql, reason: .coverOpen)
@@ -233,8 +230,7 @@ struct USBPrinterTests {
       let d = bus.daemon
       let c = try d.client()
       let w = try Self.subscriber(d)
-      try bus.control("A1B2 cover open")
-      #expect(bus.waitForEvent("A1B2 did cover open"))
+      try bus.apply("A1B2", "cover open")
       id = try Self.submitPNG(c, printer: Self.ql, card)
       _ = try w.waitForPrinterError(Self.ql, reason: .coverOpen)
       d.stop()
@@ -283,8 +279,7 @@ struct USBPrinterTests {
       let d = bus.daemon
       let c = try d.client()
       let w = try Self.subscriber(d)
-      try bus.control("A1B2 cover open")
-      #expect(bus.waitForEvent("A1B2 did cover open"))
+      try bus.apply("A1B2", "cover open")
       ids = [
         try Self.submitPNG(c, printer: Self.ql, card),
         try Self.submitPNG(c, printer: Self.ql, card),
@@ -330,8 +325,7 @@ struct USBPrinterTests {
     try USBEmulator.run(printers: ["ql820:A1B2"]) { bus, d in
       let c = try d.client()
       let w = try Self.subscriber(d)
-      try bus.control("A1B2 silent on")
-      #expect(bus.waitForEvent("A1B2 did silent on"))
+      try bus.apply("A1B2", "silent on")
       let card = RasterPrintingTests.testCard(width: 200, height: 150)
       let submitted = Date()
       let id = try Self.submitPNG(c, printer: Self.ql, card)
@@ -355,8 +349,7 @@ struct USBPrinterTests {
     try USBEmulator.run(printers: ["zebra:Z9"]) { bus, d in
       let c = try d.client()
       let w = try Self.subscriber(d)
-      try bus.control("Z9 errors 1")
-      #expect(bus.waitForEvent("Z9 did errors 1"))
+      try bus.apply("Z9", "errors 1")
       let id = try Self.submitPNG(
         c, printer: Self.zebra, RasterPrintingTests.testCard(width: 100, height: 50))
       let alert = try w.waitForPrinterError(Self.zebra, reason: .mediaEmpty)
@@ -378,8 +371,7 @@ struct USBPrinterTests {
     try USBEmulator.run(printers: Self.both) { bus, d in
       let c = try d.client()
       let w = try Self.subscriber(d)
-      try bus.control("Z9 silent on")
-      #expect(bus.waitForEvent("Z9 did silent on"))
+      try bus.apply("Z9", "silent on")
       let card = RasterPrintingTests.testCard(width: 80, height: 40)
       let id = try Self.submitPNG(c, printer: Self.zebra, card)
       let alert = try w.waitForPrinterError(Self.zebra, reason: .communication)
@@ -409,8 +401,7 @@ struct USBPrinterTests {
     try USBEmulator.run(printers: ["zebra:Z9"]) { bus, d in
       let c = try d.client()
       let w = try Self.subscriber(d)
-      try bus.control("Z9 garbage on")
-      #expect(bus.waitForEvent("Z9 did garbage on"))
+      try bus.apply("Z9", "garbage on")
       let id = try Self.submitPNG(
         c, printer: Self.zebra, RasterPrintingTests.testCard(width: 80, height: 40))
       let alert = try w.waitForPrinterError(Self.zebra, reason: .communication)

@@ -13,8 +13,7 @@ extension USBPrinterTests {
   @Test func redBlackRoll_printsBothPlanes_whenDeclared() throws {
     try USBEmulator.run(printers: ["ql820:A1B2"], arguments: ["--red-black-roll", Self.ql]) {
       bus, d in
-      try bus.control("A1B2 media 62red")
-      #expect(bus.waitForEvent("A1B2 did media 62red"))
+      try bus.apply("A1B2", "media 62red")
       let c = try d.client()
       let w = try Self.subscriber(d)
       let printer = try #require(
@@ -41,8 +40,7 @@ extension USBPrinterTests {
 
   @Test func redBlackRoll_undeclared_refusesTheBlackJob_asMediaMismatch() throws {
     try USBEmulator.run(printers: ["ql820:A1B2"]) { bus, d in
-      try bus.control("A1B2 media 62red")
-      #expect(bus.waitForEvent("A1B2 did media 62red"))
+      try bus.apply("A1B2", "media 62red")
       let c = try d.client()
       let w = try Self.subscriber(d)
       let card = RasterPrintingTests.testCard(width: 200, height: 160)
