@@ -23,15 +23,16 @@ package struct ReadAheadAccount: Sendable {
 
   /// How many bytes may be read now: what the floor and the borrowed bytes leave,
   /// borrowing another `chunk` when that is short (`wake` is called when a refused
-  /// borrow could succeed). Zero stops reading: until the budget has bytes again, or
+  /// borrow could succeed; it is made only when a borrow is asked for, so the read loop's
+  /// usual call allocates nothing). Zero stops reading: until the budget has bytes again, or
   /// until the connection's own read-ahead (`cap`) is answered.
   package mutating func allowance(
-    chunk: Int, cap: Int, wake: @escaping @Sendable () -> Void
+    chunk: Int, cap: Int, wake: @autoclosure () -> @Sendable () -> Void
   ) -> Int {
     guard held < cap else { return 0 }
     var room = budget.floor + borrowed - held
     if room < chunk {
-      if budget.borrow(chunk, id: id, wake: wake) {
+      if budget.borrow(chunk, id: id, wake: wake()) {
         borrowed += chunk
         room += chunk
       } else if room <= 0 {
