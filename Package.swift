@@ -166,6 +166,7 @@ let package = Package(
     .testTarget(name: "LabelCoreTests", dependencies: ["LabelCore", "LabelWire"]),
     .testTarget(name: "LabelKitTests", dependencies: ["LabelKit", "LabelCore", "LabelWire"]),
     .testTarget(name: "LabelPOSIXTests", dependencies: ["LabelPOSIX"]),
+    .testTarget(name: "LabelConcurrencyTests", dependencies: ["LabelConcurrency"]),
     .testTarget(name: "LabelCommandLineTests", dependencies: ["LabelCommandLine"]),
     .testTarget(
       name: "LabelServerTests",

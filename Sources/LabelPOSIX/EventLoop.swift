@@ -29,14 +29,21 @@ public struct Readiness: OptionSet, Sendable {
 /// hears of each change, reads or writes until `EAGAIN`, and keeps its own note of whether
 /// it is paused (an edge that came while paused is not repeated: the owner reads on resume).
 ///
+/// The loop also runs work handed to it (`execute`) and timers (`after`) on its thread,
+/// between readiness handlers: what a socket's owner does later (resume reading, a
+/// deadline, closing bookkeeping) runs where its socket's handler runs, with no other
+/// thread or queue. Nothing run there may block.
+///
 /// A handler runs on the loop's thread, one at a time. It may still run once after
 /// `remove` returns (it was looked up just before): the owner must make that harmless,
 /// e.g. by a `closed` flag checked under the lock it closes under.
 ///
 /// `@unchecked Sendable`: the descriptors are set in `init` and never change; the handler
-/// table is in a Mutex; `thread` is written once by `start` and read by `stop`.
+/// table and the work waiting to run are in Mutexes; `thread` is written once by `start`
+/// and read by `stop`.
 public final class EventLoop: @unchecked Sendable {
   public typealias Handler = @Sendable (Readiness) -> Void
+  public typealias Job = @Sendable () -> Void
   public struct Token: Hashable, Sendable {
     fileprivate let value: UInt64
   }
@@ -47,6 +54,14 @@ public final class EventLoop: @unchecked Sendable {
   private let nextToken = Atomic<UInt64>(1)
   private let stopping = Atomic<Bool>(false)
   private let thread = Mutex<pthread_t?>(nil)
+  private let work = Mutex(Work())
+  private struct Work {
+    var jobs: [Job] = []
+    var timers = TimerHeap<Job>()
+    /// The wake descriptor was written and the loop has not yet taken the work: another
+    /// hand-off need not write it again.
+    var woken = false
+  }
   /// The wake descriptor's token: never given to a registration.
   private static let wakeToken: UInt64 = 0
 
@@ -94,8 +109,7 @@ public final class EventLoop: @unchecked Sendable {
   /// after this returns (apart from the one running, when called from a handler).
   public func stop() {
     guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    var one: UInt64 = 1
-    _ = Glibc.write(wakeFD, &one, 8)
+    wakeUp()
     guard
       let id = thread.withLock({ t in
         defer { t = nil }; return t
@@ -106,6 +120,47 @@ public final class EventLoop: @unchecked Sendable {
     } else {
       pthread_join(id, nil)
     }
+    // What waited to run never will: let go of what its closures hold.
+    work.withLock { w in
+      w.jobs.removeAll()
+      w.timers.removeAll()
+    }
+  }
+
+  /// Runs `job` on the loop's thread, after the handlers and work before it. Work handed
+  /// over after `stop` never runs.
+  public func execute(_ job: @escaping Job) {
+    let wake = work.withLock { w in
+      guard !stopping.load(ordering: .relaxed) else { return false }
+      w.jobs.append(job)
+      defer { w.woken = true }
+      return !w.woken
+    }
+    if wake { wakeUp() }
+  }
+
+  /// Runs `job` on the loop's thread once `delay` has passed (to the millisecond, never
+  /// early). Timers are not cancelled: a job checks whether it is still wanted.
+  public func after(_ delay: Duration, _ job: @escaping Job) {
+    let deadline = ContinuousClock.now.advanced(by: max(delay, .zero))
+    let wake = work.withLock { w in
+      guard !stopping.load(ordering: .relaxed) else { return false }
+      let sooner = w.timers.earliest.map { deadline < $0 } ?? true
+      w.timers.add(job, at: deadline)
+      // The loop waits until its earliest timer: an earlier one must wake it to wait less.
+      guard sooner, !w.woken else { return false }
+      w.woken = true
+      return true
+    }
+    if wake { wakeUp() }
+  }
+
+  /// How many timers are set and not yet run (for tests).
+  public var timerCount: Int { work.withLock { $0.timers.count } }
+
+  private func wakeUp() {
+    var one: UInt64 = 1
+    _ = Glibc.write(wakeFD, &one, 8)
   }
 
   /// Registers `fd` (non-blocking) for reading and writing, edge-triggered. If `fd` is
@@ -140,9 +195,10 @@ public final class EventLoop: @unchecked Sendable {
     let capacity = 64
     var events = [epoll_event](repeating: epoll_event(), count: capacity)
     while !stopping.load(ordering: .acquiring) {
+      let timeout = waitMilliseconds()
       let (n, _) = retryingEINTR {
         events.withUnsafeMutableBufferPointer {
-          epoll_wait(epollFD, $0.baseAddress, Int32(capacity), -1)
+          epoll_wait(epollFD, $0.baseAddress, Int32(capacity), timeout)
         }
       }
       // EINTR (a signal landed on this thread) is retried; any other failure means a bad
@@ -158,7 +214,35 @@ public final class EventLoop: @unchecked Sendable {
         guard let entry = handlers.withLock({ $0[token] }) else { continue }
         entry.handler(Self.readiness(events[i].events))
       }
+      runWork()
     }
+  }
+
+  /// How long `epoll_wait` may wait: not at all with work waiting, until the earliest
+  /// timer (rounded up, so a timer never finds itself early), or for ever.
+  private func waitMilliseconds() -> Int32 {
+    let earliest = work.withLock { w -> ContinuousClock.Instant?? in
+      w.jobs.isEmpty ? w.timers.earliest : .some(nil)
+    }
+    guard let earliest else { return -1 }
+    guard let earliest else { return 0 }
+    let left = min(ContinuousClock.now.duration(to: earliest), .seconds(3600))
+    guard left > .zero else { return 0 }
+    let (seconds, attoseconds) = left.components
+    return Int32(seconds) * 1000
+      + Int32((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+  }
+
+  /// Runs the work handed over and the timers that are due, timers first.
+  private func runWork() {
+    let (jobs, due) = work.withLock { w in
+      w.woken = false
+      var jobs: [Job] = []
+      swap(&jobs, &w.jobs)
+      return (jobs, w.timers.takeDue(by: .now))
+    }
+    for job in due { job() }
+    for job in jobs { job() }
   }
 
   private static func readiness(_ bits: UInt32) -> Readiness {

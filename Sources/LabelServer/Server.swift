@@ -1,4 +1,3 @@
-import Dispatch
 import LabelCore
 import LabelEvents
 import LabelLog
@@ -13,14 +12,12 @@ import Synchronization
 /// every live connection until it closes.
 ///
 /// Sockets are watched by labeld's own `EventLoop` (one thread, epoll), not Dispatch
-/// sources (see `EventLoop` for the crash that decided it); `queue` runs what the loop
-/// hands on: retries, grace timers, close bookkeeping.
-///
-/// `@unchecked Sendable`: all mutable state is in Mutexes or atomics.
-package final class Server: @unchecked Sendable {
+/// sources (see `EventLoop` for the crash that decided it); the loop also runs what its
+/// connections do later (retries, timers, close bookkeeping), so every socket of the
+/// server is touched on one thread.
+package final class Server: Sendable {
   private let listenFD: Int32
   private let ownedPath: String?
-  private let queue = DispatchQueue(label: "labeld.io")
   private let loop: EventLoop
   private let listening = Mutex<EventLoop.Token?>(nil)
   private let connections = Mutex<[UInt64: Connection]>([:])
@@ -100,7 +97,7 @@ package final class Server: @unchecked Sendable {
         if shouldLog {
           log.error("accept failed: \(error) (\(connectionCount) clients connected); retrying")
         }
-        queue.asyncAfter(deadline: .now() + 0.1) { [weak self] in self?.acceptAll() }
+        loop.after(.milliseconds(100)) { [weak self] in self?.acceptAll() }
         return
       }
       let peer: PeerCredentials
@@ -115,7 +112,7 @@ package final class Server: @unchecked Sendable {
       let dispatcher = self.dispatcher
       let connection = Connection(
         id: id, fd: fd, peer: peer, framer: LineFramer(maxMessageBytes: limits.maxMessageBytes),
-        limits: limits, queue: queue, loop: loop, log: log, budget: readAhead,
+        limits: limits, loop: loop, log: log, budget: readAhead,
         handler: { line, connection in await dispatcher.handle(line, connection: connection) },
         immediate: { line, connection in dispatcher.handleAtOnce(line, peer: connection.peer) },
         onClose: { [weak self] connection in self?.closed(connection) },

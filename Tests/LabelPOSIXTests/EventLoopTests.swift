@@ -167,6 +167,110 @@ import Testing
     loop.stop()
     #expect(loop.count == 0)
   }
+
+  /// Work handed to the loop runs on its thread (the thread its socket handlers run on),
+  /// in the order it was handed over, from any thread and from the loop itself.
+  @Test func executedWork_runsOnTheLoopsThread_inOrder() throws {
+    let loop = try EventLoop()
+    try loop.start()
+    defer { loop.stop() }
+    let (a, b) = try Self.pair()
+    defer { close(a); close(b) }
+    let handlerThread = Mutex<pthread_t?>(nil)
+    let seen = DispatchSemaphore(value: 0)
+    let token = try loop.add(a) { _ in
+      handlerThread.withLock { $0 = pthread_self() }
+      seen.signal()
+    }
+    defer { loop.remove(token) }
+    Self.wait(seen, "the socket's first readiness")
+    let ran = Mutex<[Int]>([])
+    let threads = Mutex<[pthread_t]>([])
+    let done = DispatchSemaphore(value: 0)
+    for i in 0..<100 {
+      loop.execute {
+        ran.withLock { $0.append(i) }
+        threads.withLock { $0.append(pthread_self()) }
+        // Handed over by the loop itself: runs after everything already waiting.
+        if i == 99 { loop.execute { done.signal() } }
+      }
+    }
+    Self.wait(done, "the work handed over")
+    #expect(ran.withLock { $0 } == Array(0..<100))
+    let loopThread = try #require(handlerThread.withLock { $0 })
+    #expect(threads.withLock { $0 }.allSatisfy { pthread_equal($0, loopThread) != 0 })
+  }
+
+  /// Timers run earliest deadline first (two with one deadline in the order they were
+  /// set), never before their delay has passed, each once.
+  @Test func timers_runInDeadlineOrder_neverEarly() throws {
+    let loop = try EventLoop()
+    try loop.start()
+    defer { loop.stop() }
+    var generator = SystemRandomNumberGenerator()
+    let delays = (0..<200).map { _ in Int.random(in: 0...40, using: &generator) }
+    let ran = Mutex<[(index: Int, early: Bool)]>([])
+    let done = DispatchSemaphore(value: 0)
+    for (i, ms) in delays.enumerated() {
+      let set = ContinuousClock.now
+      loop.after(.milliseconds(ms)) {
+        let early = ContinuousClock.now - set < .milliseconds(ms)
+        let count = ran.withLock { r in
+          r.append((i, early))
+          return r.count
+        }
+        if count == delays.count { done.signal() }
+      }
+    }
+    Self.wait(done, "all 200 timers")
+    let order = ran.withLock { $0 }
+    #expect(
+      order.filter(\.early).isEmpty, "timers ran early: \(order.filter(\.early).map(\.index))")
+    #expect(Set(order.map(\.index)).count == delays.count)
+    // Set one after another, so a later index never has an earlier deadline for the same
+    // delay: for equal delays the order of setting holds.
+    for ms in Set(delays) {
+      let same = order.map(\.index).filter { delays[$0] == ms }
+      #expect(same == same.sorted(), "timers of \(ms) ms ran out of order: \(same)")
+    }
+    // A shorter delay set later may run before a longer one set earlier, never after one
+    // set at the same time with a longer delay and more than the clock's slack.
+    let positions = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1.index, $0) })
+    let zero = delays.indices.filter { delays[$0] == 0 }
+    let long = delays.indices.filter { delays[$0] == 40 }
+    if let lastZero = zero.map({ positions[$0]! }).max(),
+      let firstLong = long.map({ positions[$0]! }).min()
+    {
+      #expect(lastZero < firstLong, "a 0 ms timer ran after a 40 ms one")
+    }
+    #expect(loop.timerCount == 0)
+  }
+
+  /// Stopping the loop lets go of the work still waiting: a timer for an hour neither
+  /// runs nor keeps what it captured alive.
+  @Test func stop_dropsWaitingTimers_andWhatTheyHold() throws {
+    final class Held: Sendable {}
+    let loop = try EventLoop()
+    try loop.start()
+    weak var weakHeld: Held?
+    let ran = Atomic<Bool>(false)
+    do {
+      let held = Held()
+      weakHeld = held
+      loop.after(.seconds(3600)) {
+        withExtendedLifetime(held) { ran.store(true, ordering: .relaxed) }
+      }
+    }
+    #expect(loop.timerCount == 1)
+    loop.stop()
+    #expect(loop.timerCount == 0)
+    #expect(weakHeld == nil)
+    loop.execute { ran.store(true, ordering: .relaxed) }
+    loop.after(.zero) { ran.store(true, ordering: .relaxed) }
+    #expect(loop.timerCount == 0)
+    let didRun = ran.load(ordering: .relaxed)
+    #expect(!didRun)
+  }
 }
 
 /// Libraries opened on first use: a library that is not there is a typed error naming it,

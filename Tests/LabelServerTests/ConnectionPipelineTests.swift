@@ -68,7 +68,7 @@ import Testing
       try loop.start()
       connection = Connection(
         id: 1, fd: fds[1], peer: PeerCredentials(pid: 0, uid: 0, gid: 0), framer: framer,
-        limits: ConnectionLimits(), queue: DispatchQueue(label: "test.io"), loop: loop,
+        limits: ConnectionLimits(), loop: loop,
         log: Logger(level: .error, sink: MemorySink()),
         budget: ReadAheadBudget(total: 1 << 20),
         handler: { message, _ in Pair.answer(message) },

@@ -1,4 +1,3 @@
-import Dispatch
 import LabelCore
 import LabelEvents
 import LabelLog
@@ -36,7 +35,6 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
   package let peer: PeerCredentials
   private let fd: Int32
   private let limits: ConnectionLimits
-  private let queue: DispatchQueue
   private let loop: EventLoop
   private let handler: Handler
   private let immediate: ImmediateHandler
@@ -67,7 +65,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
 
   package init(
     id: UInt64, fd: Int32, peer: PeerCredentials, framer: any Framer, limits: ConnectionLimits,
-    queue: DispatchQueue, loop: EventLoop, log: Logger, budget: ReadAheadBudget,
+    loop: EventLoop, log: Logger, budget: ReadAheadBudget,
     handler: @escaping Handler, immediate: @escaping ImmediateHandler = { _, _ in .later },
     onClose: @escaping @Sendable (Connection) -> Void,
     onReplayDrained: @escaping @Sendable (Connection) -> Void
@@ -76,7 +74,6 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     self.fd = fd
     self.peer = peer
     self.limits = limits
-    self.queue = queue
     self.loop = loop
     self.log = log
     self.handler = handler
@@ -165,7 +162,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
       chunk: Self.chunkSize, cap: limits.maxMessageBytes + Self.chunkSize,
       wake: { [weak self] in
         guard let self else { return }
-        self.queue.async { self.budgetReturned() }
+        self.loop.execute { self.budgetReturned() }
       })
   }
 
@@ -180,7 +177,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
   /// Gives a partial message past the floor its deadline (once per message).
   private func watchPartial(_ s: inout State) {
     guard let epoch = s.account.watch(partialBytes: s.framer.partialBytes) else { return }
-    queue.asyncAfter(deadline: .now() + limits.longLineSeconds) { [weak self] in
+    loop.after(.seconds(limits.longLineSeconds)) { [weak self] in
       self?.deadlinePassed(epoch)
     }
   }
@@ -219,7 +216,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     } else if !shouldPause && s.readSuspended {
       s.readSuspended = false
       // Edge-triggered: data that arrived while paused raises no new event.
-      queue.async { [weak self] in self?.readable() }
+      loop.execute { [weak self] in self?.readable() }
     }
   }
 
@@ -358,7 +355,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
       return
     }
     s.catchingUp = false
-    queue.async { [self] in onReplayDrained(self) }
+    loop.execute { [self] in onReplayDrained(self) }
   }
 
   private func writable() {
@@ -427,7 +424,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     if !s.writeArmed { flush(&s) }
     if !s.closed {
       // Holds the connection until it is closed: the server keeps it registered until then.
-      queue.asyncAfter(deadline: .now() + limits.closeGraceSeconds) { [self] in
+      loop.after(.seconds(limits.closeGraceSeconds)) { [self] in
         state.withLock { closeNow(&$0) }
       }
     }
@@ -448,7 +445,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     if let registration = s.registration { loop.remove(registration) }
     s.registration = nil
     Glibc.close(fd)
-    queue.async { [self] in onClose(self) }
+    loop.execute { [self] in onClose(self) }
   }
 
   /// Closes at once (daemon shutdown).

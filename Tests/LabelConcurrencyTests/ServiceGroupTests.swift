@@ -2,8 +2,6 @@ import LabelConcurrency
 import Synchronization
 import Testing
 
-@testable import LabelScheduler
-
 /// The daemon's long-running loops in one task group: cancelled in reverse order of start,
 /// each only after the one started after it has returned.
 @Suite struct ServiceGroupTests {
