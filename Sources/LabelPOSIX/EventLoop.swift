@@ -55,6 +55,7 @@ public final class EventLoop: @unchecked Sendable {
   private let stopping = Atomic<Bool>(false)
   private let thread = Mutex<pthread_t?>(nil)
   private let work = Mutex(Work())
+  private let turnCount = Atomic<Int>(0)
   private struct Work {
     var jobs: [Job] = []
     var timers = TimerHeap<Job>()
@@ -155,6 +156,9 @@ public final class EventLoop: @unchecked Sendable {
     if wake { wakeUp() }
   }
 
+  /// How many times the loop has woken from `epoll_wait` (for tests: an idle loop sleeps).
+  public var turns: Int { turnCount.load(ordering: .relaxed) }
+
   /// How many timers are set and not yet run (for tests).
   public var timerCount: Int { work.withLock { $0.timers.count } }
 
@@ -201,6 +205,7 @@ public final class EventLoop: @unchecked Sendable {
           epoll_wait(epollFD, $0.baseAddress, Int32(capacity), timeout)
         }
       }
+      turnCount.add(1, ordering: .relaxed)
       // EINTR (a signal landed on this thread) is retried; any other failure means a bad
       // epoll descriptor, which cannot happen while `self` lives.
       if n < 0 { continue }
@@ -221,16 +226,21 @@ public final class EventLoop: @unchecked Sendable {
   /// How long `epoll_wait` may wait: not at all with work waiting, until the earliest
   /// timer (rounded up, so a timer never finds itself early), or for ever.
   private func waitMilliseconds() -> Int32 {
-    let earliest = work.withLock { w -> ContinuousClock.Instant?? in
-      w.jobs.isEmpty ? w.timers.earliest : .some(nil)
+    enum Next { case work, timer(ContinuousClock.Instant), nothing }
+    let next = work.withLock { w -> Next in
+      if !w.jobs.isEmpty { return .work }
+      return w.timers.earliest.map(Next.timer) ?? .nothing
     }
-    guard let earliest else { return -1 }
-    guard let earliest else { return 0 }
-    let left = min(ContinuousClock.now.duration(to: earliest), .seconds(3600))
-    guard left > .zero else { return 0 }
-    let (seconds, attoseconds) = left.components
-    return Int32(seconds) * 1000
-      + Int32((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    switch next {
+    case .nothing: return -1
+    case .work: return 0
+    case .timer(let earliest):
+      let left = min(ContinuousClock.now.duration(to: earliest), .seconds(3600))
+      guard left > .zero else { return 0 }
+      let (seconds, attoseconds) = left.components
+      return Int32(seconds) * 1000
+        + Int32((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    }
   }
 
   /// Runs the work handed over and the timers that are due, timers first.

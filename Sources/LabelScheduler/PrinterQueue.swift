@@ -81,6 +81,10 @@ package actor PrinterQueue: PrinterStatusSink {
     draining = true
     wake()
     await worker?.value
+    // Nothing to report to any more: a poll must not raise an alert once the printers
+    // have closed (the journal is sealed after them). Cancelled, not awaited: a poll may
+    // be in a blocking call (a status read with its own timeout) cancellation cannot cut.
+    monitor?.cancel()
   }
 
   /// Takes back the unfinished jobs of a previous run, oldest first. A job that was being

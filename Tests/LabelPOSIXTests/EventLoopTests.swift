@@ -168,6 +168,20 @@ import Testing
     #expect(loop.count == 0)
   }
 
+  /// A loop with nothing to do sleeps in `epoll_wait` until something happens: not a turn
+  /// while idle, with no timer, after a timer has run, or after work was handed over.
+  @Test func anIdleLoop_sleeps() throws {
+    let loop = try EventLoop()
+    try loop.start()
+    defer { loop.stop() }
+    let done = DispatchSemaphore(value: 0)
+    loop.after(.milliseconds(1)) { loop.execute { done.signal() } }
+    Self.wait(done, "a timer and the work it handed over")
+    let turns = loop.turns
+    usleep(200_000)
+    #expect(loop.turns == turns, "an idle loop woke \(loop.turns - turns) times in 200 ms")
+  }
+
   /// Work handed to the loop runs on its thread (the thread its socket handlers run on),
   /// in the order it was handed over, from any thread and from the loop itself.
   @Test func executedWork_runsOnTheLoopsThread_inOrder() throws {
