@@ -2,6 +2,7 @@ import Foundation
 import LabelCore
 import LabelKit
 import LabelPOSIX
+import LabelTestKit
 import Testing
 
 /// labeld at rest hands back the code and read-only data it is not running

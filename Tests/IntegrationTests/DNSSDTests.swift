@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelKit
+import LabelTestKit
 import Testing
 
 #if canImport(Glibc)
@@ -22,9 +23,7 @@ import Testing
     "needs root (a network namespace), avahi-daemon, avahi-utils, dbus and iproute2 (make deps)"
   ))
 struct DNSSDTests {
-  static let script = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Emulators/dnssd-env.sh").path
+  static let script = Repository.emulator("dnssd-env.sh")
 
   /// Ends the namespace: SIGKILL to `unshare`, whose `--kill-child` takes labeld, the bus
   /// and avahi-daemon with it (a SIGTERM may be blocked in what the test runner starts).

@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelLanguages
+import LabelTestKit
 import Testing
 
 #if canImport(Glibc)

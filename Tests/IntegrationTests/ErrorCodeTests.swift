@@ -3,6 +3,7 @@ import LabelCore
 import LabelKit
 import LabelLanguages
 import LabelRender
+import LabelTestKit
 import LabelWire
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelKit
+import LabelTestKit
 import Testing
 
 /// Examples/ProductEditor, an app's use of LabelKit as a separate package (it adds this

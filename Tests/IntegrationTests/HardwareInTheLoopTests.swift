@@ -3,6 +3,7 @@ import LabelCore
 import LabelKit
 import LabelLanguages
 import LabelRender
+import LabelTestKit
 import Testing
 
 /// The USB scenarios against a REAL printer, named by `LABELD_HIL_DEVICE`

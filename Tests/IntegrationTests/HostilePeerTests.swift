@@ -3,6 +3,7 @@ import LabelCore
 import LabelKit
 import LabelPOSIX
 import LabelSQLite
+import LabelTestKit
 import LabelWire
 import Testing
 

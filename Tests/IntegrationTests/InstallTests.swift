@@ -1,4 +1,5 @@
 import Foundation
+import LabelTestKit
 import Testing
 
 #if canImport(Glibc)
@@ -8,8 +9,7 @@ import Testing
 /// `make install` lays out every file, and the systemd units pass systemd's own checks:
 /// `systemd-analyze verify` is clean and `systemd-analyze security` scores at most 2.0.
 @Suite struct InstallTests {
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+  static let root = Repository.root
 
   /// Runs `argv` in the repository; returns status and stdout+stderr.
   @discardableResult

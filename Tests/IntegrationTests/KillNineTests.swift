@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LabelCore
 import LabelKit
+import LabelTestKit
 import Synchronization
 import Testing
 

@@ -3,6 +3,7 @@ import LabelCore
 import LabelKit
 import LabelLoad
 import LabelSQLite
+import LabelTestKit
 import Synchronization
 import Testing
 

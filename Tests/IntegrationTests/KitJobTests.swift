@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelKit
+import LabelTestKit
 import Testing
 
 /// LabelKit's job progress against a real labeld: a wait that outlives a kill -9.

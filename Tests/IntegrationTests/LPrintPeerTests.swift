@@ -3,6 +3,7 @@ import LabelCore
 import LabelKit
 import LabelLanguages
 import LabelRender
+import LabelTestKit
 import Testing
 
 #if canImport(Glibc)

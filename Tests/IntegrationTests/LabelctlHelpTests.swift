@@ -1,3 +1,4 @@
+import LabelTestKit
 import Testing
 
 /// `--help` of the built labelctl: every command has a page, and it is the same page

@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelPOSIX
+import LabelTestKit
 import LabelWire
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelKit
+import LabelTestKit
 import Testing
 
 #if canImport(Glibc)
@@ -47,8 +48,7 @@ import Testing
   /// labeld(8) has a paragraph for every option of `--help`, and labeld.conf(5) one for
   /// every key (each option with a value, and cups and usb): the manuals cannot fall behind.
   @Test func manPages_nameEveryOption() throws {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent()
+    let root = Repository.root
     let manual = try String(
       contentsOf: root.appendingPathComponent("man/labeld.8"), encoding: .utf8)
     let conf = try String(

@@ -2,6 +2,7 @@ import Foundation
 import LabelCore
 import LabelKit
 import LabelSQLite
+import LabelTestKit
 import Testing
 
 #if canImport(Glibc)

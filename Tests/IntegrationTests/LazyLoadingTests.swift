@@ -2,6 +2,7 @@ import Foundation
 import LabelCore
 import LabelKit
 import LabelPOSIX
+import LabelTestKit
 import Testing
 
 /// labeld maps libcups and the drawing stack (cairo, pango, libzint) only when it first

@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelKit
+import LabelTestKit
 import Testing
 
 /// labeld's log: one line per event, each with a journald priority prefix, naming printer

@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelKit
+import LabelTestKit
 import Testing
 
 /// The success path of every method, over the socket (errors are in ErrorCodeTests).
@@ -85,8 +86,7 @@ import Testing
   }
 
   @Test func seeds_loadDemoProductsAndTemplates() throws {
-    let seeds = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("../../seeds").standardized.path
+    let seeds = Repository.path("seeds")
     try withDaemon(["--seed", seeds, "--simulate", "zebra=zpl"]) { d in
       let c = try d.client()
       let products = try c.call("products.list", [:], as: ProductsResult.self).products

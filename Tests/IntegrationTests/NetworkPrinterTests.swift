@@ -2,6 +2,7 @@ import Foundation
 import LabelCore
 import LabelKit
 import LabelLanguages
+import LabelTestKit
 import Testing
 
 #if canImport(Glibc)
@@ -11,9 +12,7 @@ import Testing
 /// An emulated Zebra on a raw TCP port of 127.0.0.1 (Tests/Emulators/netprinter.py): the
 /// only network address these tests ever use.
 final class NetEmulator: @unchecked Sendable {
-  static let script = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Emulators/netprinter.py").path
+  static let script = Repository.emulator("netprinter.py")
 
   /// Why the Brother QL emulator cannot run here (its SNMP agent is net-snmp's snmpd).
   static let qlUnavailable: String? =

@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelKit
+import LabelTestKit
 import Testing
 
 /// Lists that page (`limit`, `after`, `next`): pages add up to the whole list, `next` is

@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelKit
+import LabelTestKit
 import Testing
 
 /// The protocol fuzzer (ProtocolFuzzer) against a real labeld: a fixed seed and a few

@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelKit
+import LabelTestKit
 import Testing
 
 #if canImport(Glibc)
@@ -12,8 +13,7 @@ import Testing
 /// each exits as its comment says, every job it prints completes, and the alert channel
 /// shows both alerts of the seed's story.
 @Suite struct ReadmeTourTests {
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+  static let root = Repository.root
 
   /// The shell blocks of the tour section, in order.
   static func tourBlocks() throws -> [[String]] {

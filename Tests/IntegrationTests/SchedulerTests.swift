@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelKit
+import LabelTestKit
 import Testing
 
 /// Jobs through the scheduler and the simulated printer, observed over the socket.

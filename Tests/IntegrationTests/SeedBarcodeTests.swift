@@ -14,8 +14,7 @@ import Testing
     if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg"),
     "needs zbarimg (`make deps` installs it)"))
 struct SeedBarcodeTests {
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+  static let root = Repository.root
 
   /// The Makefile's `DEMO_PRINTERS` (`make run`'s printers), without their simulated print
   /// speed, which only makes the jobs slower.

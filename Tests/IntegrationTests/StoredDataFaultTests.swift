@@ -2,6 +2,7 @@ import Foundation
 import LabelCore
 import LabelKit
 import LabelSQLite
+import LabelTestKit
 import Testing
 
 /// Stored data that cannot be read back, and job writes that fail: reported on the alert

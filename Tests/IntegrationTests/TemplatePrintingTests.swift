@@ -2,6 +2,7 @@ import Foundation
 import LabelCore
 import LabelKit
 import LabelRender
+import LabelTestKit
 import Testing
 
 /// Templates printed on ZPL printers: the bytes that reach the (simulated) printer.

@@ -2,6 +2,7 @@ import Foundation
 import LabelCore
 import LabelKit
 import LabelLanguages
+import LabelTestKit
 import Testing
 
 /// DYMO LabelWriter 550 over the real libusb path, against the emulated printer

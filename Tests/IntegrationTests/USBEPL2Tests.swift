@@ -2,6 +2,7 @@ import Foundation
 import LabelCore
 import LabelKit
 import LabelLanguages
+import LabelTestKit
 import Testing
 
 /// EPL2 over the real libusb path, against the emulated Zebra LP 2844 (Tests/Emulators):

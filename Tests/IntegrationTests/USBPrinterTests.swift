@@ -3,6 +3,7 @@ import LabelCore
 import LabelKit
 import LabelLanguages
 import LabelRender
+import LabelTestKit
 import Testing
 
 /// The USB transport against emulated printers (umockdev): the real libusb calls, a
@@ -50,7 +51,7 @@ struct USBPrinterTests {
     try USBEmulator.run(printers: [emulator]) { bus, d in
       let c = try d.client()
       let w = try subscriber(d)
-      try bus.apply(serial, set, sourceLocation: sourceLocation)
+      try bus.apply(serial, set)
       let card = RasterPrintingTests.testCard(width: 120, height: 60)
       let id = try submitPNG(c, printer: printer, card)
       let alert = try w.waitForPrinterError(printer, reason: reason)

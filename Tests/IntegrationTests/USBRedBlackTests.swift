@@ -3,6 +3,7 @@ import LabelCore
 import LabelKit
 import LabelLanguages
 import LabelRender
+import LabelTestKit
 import Testing
 
 /// A QL-820NWB with a red/black roll over the real libusb path (Tests/Emulators): with

@@ -2,6 +2,7 @@ import Foundation
 import LabelCore
 import LabelKit
 import LabelLanguages
+import LabelTestKit
 import Testing
 
 /// TSPL over the real libusb path, against the emulated TSC TX200 (Tests/Emulators): what

@@ -1,4 +1,5 @@
 import Foundation
+import LabelTestKit
 
 /// ZPL drawn the way a Zebra printer draws it, by an independent implementation: zplkit
 /// (PyPI, a Rust ZPL renderer; `make peers` installs it into `.build/peers/zplrender`).
@@ -6,8 +7,7 @@ import Foundation
 /// what a ZD621's firmware was measured to do where it departs from the guide (an over-long
 /// `^BE` field, for one). The barcode tests read its pictures back with zbarimg.
 enum ZPLRenderPeer {
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+  static let root = Repository.root
   static let python: String? = {
     let path = root.appendingPathComponent(".build/peers/zplrender/bin/python").path
     return FileManager.default.isExecutableFile(atPath: path) ? path : nil

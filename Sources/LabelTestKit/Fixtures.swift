@@ -1,9 +1,9 @@
 import LabelCore
 import LabelKit
 
-enum Fixtures {
+package enum Fixtures {
   /// A 2 x 1 in shelf label.
-  static let shelfTemplate: JSONValue = [
+  package static let shelfTemplate: JSONValue = [
     "name": "shelf",
     "media": ["widthMM": 50.8, "lengthMM": 25.4],
     "elements": [
@@ -19,7 +19,9 @@ enum Fixtures {
   ]
 
   /// Submits `doc` (sent as a native document, base64) to `printer`; the job accepted.
-  static func submit(_ c: BlockingConnection, _ printer: String, _ doc: String, copies: Int = 1)
+  package static func submit(
+    _ c: BlockingConnection, _ printer: String, _ doc: String, copies: Int = 1
+  )
     throws
     -> Job
   {

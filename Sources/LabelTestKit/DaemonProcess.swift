@@ -1,7 +1,6 @@
 import Foundation
 import LabelCore
 import LabelKit
-import Testing
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -9,18 +8,18 @@ import Testing
 
 /// The built `labeld` binary running in a fresh temp dir with its own socket: each test
 /// gets its own, so tests run in parallel without sharing anything.
-final class DaemonProcess: @unchecked Sendable {
-  let directory: URL
+package final class DaemonProcess: @unchecked Sendable {
+  package let directory: URL
   /// Whether this process made `directory` (and removes it when done).
   private let ownsDirectory: Bool
-  let socketPath: String
-  let stateDirectory: URL
-  let process = Process()
+  package let socketPath: String
+  package let stateDirectory: URL
+  package let process = Process()
   /// labeld's stderr goes to a file: a pipe nobody reads would fill up and block it.
-  let logURL: URL
+  package let logURL: URL
 
   /// The directory holding the built products (`labeld`, `labelctl`).
-  static var productsDirectory: URL {
+  package static var productsDirectory: URL {
     let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     var dir = exe.deletingLastPathComponent()
     // The test binary may sit inside a bundle directory (`*.xctest`).
@@ -33,13 +32,15 @@ final class DaemonProcess: @unchecked Sendable {
   }
 
   /// Two simulated printers: `sim:zebra` (ZPL) and `sim:ql` (Brother QL).
-  static let defaultArguments = ["--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"]
+  package static let defaultArguments = ["--simulate", "zebra=zpl", "--simulate", "ql=brother-ql"]
 
-  static var labeldPath: String { productsDirectory.appendingPathComponent("labeld").path }
-  static var labelctlPath: String { productsDirectory.appendingPathComponent("labelctl").path }
+  package static var labeldPath: String { productsDirectory.appendingPathComponent("labeld").path }
+  package static var labelctlPath: String {
+    productsDirectory.appendingPathComponent("labelctl").path
+  }
 
   /// A fresh, short temp dir (socket paths are limited to 107 bytes).
-  static func makeTempDirectory() -> URL {
+  package static func makeTempDirectory() -> URL {
     var template = Array("/tmp/labeld-test-XXXXXX".utf8CString)
     let path = template.withUnsafeMutableBufferPointer {
       String(cString: mkdtemp($0.baseAddress!)!)
@@ -51,7 +52,7 @@ final class DaemonProcess: @unchecked Sendable {
   /// accepts connections. CUPS is off (`--no-cups`) unless `arguments` has `--cups`, so a
   /// CUPS server on the machine never adds printers to tests that do not ask for them;
   /// `environment` is added to the test's own.
-  init(
+  package init(
     _ arguments: [String] = DaemonProcess.defaultArguments,
     directory: URL? = nil, wrapper: [String] = [], environment: [String: String] = [:]
   ) throws {
@@ -95,24 +96,24 @@ final class DaemonProcess: @unchecked Sendable {
     }
   }
 
-  enum DaemonError: Error { case didNotStart(String) }
+  package enum DaemonError: Error { case didNotStart(String) }
 
-  func client() throws -> BlockingConnection {
+  package func client() throws -> BlockingConnection {
     try BlockingConnection(socketPath: socketPath)
   }
 
   /// Everything labeld wrote to stderr so far.
-  var log: String {
+  package var log: String {
     (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
   }
 
   /// Output of a simulated printer for a job.
-  func simOutput(_ printer: String, job: Int, ext: String) -> [UInt8]? {
+  package func simOutput(_ printer: String, job: Int, ext: String) -> [UInt8]? {
     let url = stateDirectory.appendingPathComponent("sim/\(printer)/\(job).\(ext)")
     return (try? Data(contentsOf: url)).map { [UInt8]($0) }
   }
 
-  func stop() {
+  package func stop() {
     if process.isRunning {
       process.terminate()
       process.waitUntilExit()
@@ -120,11 +121,23 @@ final class DaemonProcess: @unchecked Sendable {
   }
 
   /// Sends `signal` without waiting.
-  func signal(_ signal: Int32) {
+  package func signal(_ signal: Int32) {
     if process.isRunning { Glibc.kill(process.processIdentifier, signal) }
   }
 
-  func kill9() {
+  /// Stops labeld with SIGTERM after a test: it must have survived the test and must exit
+  /// cleanly, whatever the test asserted (the failure carries the end of its log).
+  package func stopCleanly() throws {
+    guard process.isRunning else {
+      throw HarnessError.failed("labeld died during the test:\n\(log.suffix(4000))")
+    }
+    stop()
+    guard process.terminationStatus == 0 else {
+      throw HarnessError.failed("labeld exited uncleanly on SIGTERM:\n\(log.suffix(6000))")
+    }
+  }
+
+  package func kill9() {
     if process.isRunning {
       Glibc.kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
@@ -139,7 +152,7 @@ final class DaemonProcess: @unchecked Sendable {
 
 /// Runs `body` against a fresh daemon and stops it afterwards; the daemon must have
 /// survived the test and must exit cleanly on SIGTERM, whatever the test asserted.
-func withDaemon<T>(
+package func withDaemon<T>(
   _ arguments: [String] = DaemonProcess.defaultArguments,
   environment: [String: String] = [:],
   _ body: (DaemonProcess) throws -> T
@@ -147,20 +160,13 @@ func withDaemon<T>(
   let daemon = try DaemonProcess(arguments, environment: environment)
   defer { daemon.stop() }
   let result = try body(daemon)
-  let alive = daemon.process.isRunning
-  #expect(alive, "labeld died during the test:\n\(daemon.log.suffix(4000))")
-  if alive {
-    daemon.stop()
-    #expect(
-      daemon.process.terminationStatus == 0,
-      "labeld exited uncleanly on SIGTERM:\n\(daemon.log.suffix(6000))")
-  }
+  try daemon.stopCleanly()
   return result
 }
 
 extension BlockingConnection {
   /// The RPC error a call fails with (nil when it succeeds).
-  func error(_ method: String, _ params: JSONValue = [:]) -> RPCError? {
+  package func error(_ method: String, _ params: JSONValue = [:]) -> RPCError? {
     do {
       switch try request(method, params) {
       case .success: return nil
@@ -172,7 +178,7 @@ extension BlockingConnection {
   }
 
   /// Waits for the next notification of `method` matching `where`, skipping others.
-  func waitFor(
+  package func waitFor(
     _ method: String, timeout: Double = 30, where match: (JSONValue) -> Bool = { _ in true }
   ) throws -> JSONValue {
     while true {
@@ -183,4 +189,4 @@ extension BlockingConnection {
 }
 
 /// Base64 of some bytes, for `document.data`.
-func base64(_ s: String) -> JSONValue { .string(Data(s.utf8).base64EncodedString()) }
+package func base64(_ s: String) -> JSONValue { .string(Data(s.utf8).base64EncodedString()) }

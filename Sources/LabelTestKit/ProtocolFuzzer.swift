@@ -17,26 +17,33 @@ import LabelWire
 ///
 /// Each fuzzed line is followed by a sentinel request; answers come back in request
 /// order, so everything read up to the sentinel's answer belongs to the fuzzed line.
-struct ProtocolFuzzer {
+package struct ProtocolFuzzer {
   /// What went wrong, with the line that caused it (for the failure message).
-  struct Failure: Error, CustomStringConvertible {
-    var seed: UInt64
-    var iteration: Int
-    var request: String
-    var problem: String
-    var description: String {
+  package struct Failure: Error, CustomStringConvertible {
+    package var seed: UInt64
+    package var iteration: Int
+    package var request: String
+    package var problem: String
+    package var description: String {
       "seed \(seed), iteration \(iteration): \(problem)\n  request: \(request.prefix(600))"
+    }
+
+    package init(seed: UInt64, iteration: Int, request: String, problem: String) {
+      self.seed = seed
+      self.iteration = iteration
+      self.request = request
+      self.problem = problem
     }
   }
 
-  let seed: UInt64
+  package let seed: UInt64
   private var rng: SplitMix64
   private var sentinel = 0
   /// Method → how many requests for it were sent (mutated or not).
-  private(set) var sentByMethod: [String: Int] = [:]
-  private(set) var answers = 0
+  package private(set) var sentByMethod: [String: Int] = [:]
+  package private(set) var answers = 0
 
-  init(seed: UInt64) {
+  package init(seed: UInt64) {
     self.seed = seed
     rng = SplitMix64(seed: seed)
   }
@@ -45,7 +52,7 @@ struct ProtocolFuzzer {
 
   /// A valid request's params for every method (the fuzzer's seeds). A method without an
   /// entry fails the fuzz test, so a new method is fuzzed from the day it exists.
-  static let corpus: [Method: [JSONValue]] = [
+  package static let corpus: [Method: [JSONValue]] = [
     .hello: [["client": "fuzz"], [:]],
     .printersList: [[:]],
     .printersGet: [["printer": "sim:zebra"], ["printer": "sim:ql"]],
@@ -100,7 +107,7 @@ struct ProtocolFuzzer {
   ]
 
   /// The shelf template of the other tests, with a QR code and a line as well.
-  static let fuzzTemplate: JSONValue = {
+  package static let fuzzTemplate: JSONValue = {
     guard case .object(var t) = Fixtures.shelfTemplate,
       case .array(var elements)? = t["elements"]
     else { return Fixtures.shelfTemplate }
@@ -114,11 +121,11 @@ struct ProtocolFuzzer {
   }()
 
   /// A 2 x 2 grey PNG, base64.
-  static let tinyPNG =
+  package static let tinyPNG =
     "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAAAAABX3VL4AAAADklEQVR4nGNgYGBgYGAAAAAFAAGKM+MAAAAAAElFTkSuQmCC"
 
   /// Makes the corpus's references valid (a template and products to print).
-  static func prepare(_ c: BlockingConnection) throws {
+  package static func prepare(_ c: BlockingConnection) throws {
     try c.call("templates.save", ["template": fuzzTemplate])
     for sku in ["FUZZ-1", "FUZZ-3"] {
       try c.call(
@@ -130,7 +137,7 @@ struct ProtocolFuzzer {
   // MARK: hostile values
 
   /// JSON number texts no Swift number holds exactly, spliced in as raw text.
-  static let rawNumbers = [
+  package static let rawNumbers = [
     "1e400", "-1e400", "123456789012345678901234567890", "9223372036854775808",
     "-9223372036854775809", "-0", "1e-400", "0.1", "4.9e-324", "1.7976931348623157e308",
   ]
@@ -207,7 +214,7 @@ struct ProtocolFuzzer {
   }
 
   /// One fuzzed line: a corpus request, mutated in structure and sometimes in bytes.
-  mutating func nextLine() -> (method: String, line: [UInt8]) {
+  package mutating func nextLine() -> (method: String, line: [UInt8]) {
     let methods = Method.allCases
     let method = methods[rng.below(methods.count)]
     let seeds = Self.corpus[method] ?? [[:]]
@@ -264,7 +271,7 @@ struct ProtocolFuzzer {
   // MARK: the run
 
   /// Hand-picked lines that once crashed labeld or could.
-  static let nastyLines: [String] = [
+  package static let nastyLines: [String] = [
     #"{"jsonrpc":"2.0","id":1e400,"method":"hello"}"#,
     #"{"jsonrpc":"2.0","id":-1e400,"method":"nope"}"#,
     #"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"hello"}"#,
@@ -320,7 +327,9 @@ struct ProtocolFuzzer {
   /// Sends `line` and a sentinel over `c`, reads up to the sentinel's answer and checks
   /// every line. Returns false when labeld closed the connection (allowed only for a
   /// line over the size limit); throws a Failure for anything else wrong.
-  mutating func exchange(_ c: BlockingConnection, _ line: [UInt8], iteration: Int) throws -> Bool {
+  package mutating func exchange(_ c: BlockingConnection, _ line: [UInt8], iteration: Int) throws
+    -> Bool
+  {
     sentinel += 1
     let tag = "sentinel-\(sentinel)"
     let request = String(decoding: line.prefix(2000), as: UTF8.self)
@@ -371,7 +380,7 @@ struct ProtocolFuzzer {
     }
   }
 
-  static let knownCodes: Set<Int> = [
+  package static let knownCodes: Set<Int> = [
     -32700, -32600, -32601, -32602, -32603, 1001, 1002, 1003, 1004, 1005, 1006, 1007,
   ]
 }

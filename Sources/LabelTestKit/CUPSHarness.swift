@@ -1,7 +1,5 @@
 import Foundation
 import LabelPOSIX
-import LabelTestKit
-import Testing
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -12,23 +10,23 @@ import Testing
 /// (and deinit) ends only the processes it started, by pid.
 ///
 /// Recipe and gotchas: docs/architecture.md, "Testing the CUPS transport".
-final class CUPSHarness: @unchecked Sendable {
-  let directory: URL
+package final class CUPSHarness: @unchecked Sendable {
+  package let directory: URL
   /// cupsd's socket: `CUPS_SERVER` for labeld and the CUPS tools.
-  let socketPath: String
+  package let socketPath: String
   private var processes: [Child] = []
-  private(set) var printers: [VirtualPrinter] = []
+  package private(set) var printers: [VirtualPrinter] = []
   /// The cupsd that should be running; nil while it is stopped on purpose (`stopCUPSD`).
-  private(set) var cupsd: Child?
+  package private(set) var cupsd: Child?
 
-  static let tools = [
+  package static let tools = [
     "/usr/sbin/cupsd", "/usr/sbin/ippeveprinter", "/usr/sbin/lpadmin", "/usr/bin/dbus-daemon",
     "/usr/sbin/cupsenable", "/usr/sbin/cupsdisable", "/usr/sbin/cupsaccept",
     "/usr/sbin/cupsreject", "/usr/bin/lp",
   ]
 
   /// Why the CUPS tests cannot run here, or nil when they can.
-  static let unavailableReason: String? = {
+  package static let unavailableReason: String? = {
     if getuid() != 0 {
       return "the CUPS tests start a private cupsd, which must run as root: run `make test` as root"
     }
@@ -41,9 +39,9 @@ final class CUPSHarness: @unchecked Sendable {
   }()
 
   /// The environment that points libcups at this server.
-  var environment: [String: String] { ["CUPS_SERVER": socketPath] }
+  package var environment: [String: String] { ["CUPS_SERVER": socketPath] }
 
-  init() throws {
+  package init() throws {
     var template = Array("/tmp/labeld-cups-XXXXXX".utf8CString)
     let path = template.withUnsafeMutableBufferPointer {
       String(cString: mkdtemp($0.baseAddress!)!)
@@ -64,7 +62,7 @@ final class CUPSHarness: @unchecked Sendable {
   }
 
   /// Starts cupsd (again, after `stopCUPSD`) and waits until it accepts connections.
-  func startCUPSD() throws {
+  package func startCUPSD() throws {
     let path = directory.path
     let child = try spawn(
       "/usr/sbin/cupsd", PrivateCUPSConfig.arguments(in: path),
@@ -76,7 +74,7 @@ final class CUPSHarness: @unchecked Sendable {
   }
 
   /// Stops cupsd (SIGTERM to its pid), leaving the printers and queues configured.
-  func stopCUPSD() {
+  package func stopCUPSD() {
     cupsd = nil
     for p in processes where p.path == "/usr/sbin/cupsd" { p.end() }
     unlink(socketPath)
@@ -85,7 +83,7 @@ final class CUPSHarness: @unchecked Sendable {
   /// Why the scheduler is gone although nobody stopped it ("cupsd (pid 42) died: killed by
   /// signal 11 (SIGSEGV)", with the end of its error log); nil while it runs or while it
   /// is stopped on purpose. A crash is reported as such, never as a later timeout.
-  var schedulerFailure: String? {
+  package var schedulerFailure: String? {
     guard let cupsd, !cupsd.isRunning else { return nil }
     let errorLog =
       (try? String(contentsOfFile: directory.path + "/log/error_log", encoding: .utf8)) ?? ""
@@ -94,18 +92,18 @@ final class CUPSHarness: @unchecked Sendable {
   }
 
   /// Throws the scheduler's crash, if it crashed.
-  func checkScheduler() throws {
+  package func checkScheduler() throws {
     if let schedulerFailure { throw HarnessError.failed(schedulerFailure) }
   }
 
   /// `waitUntil` that gives up at once, naming the crash, when cupsd dies meanwhile.
-  func waitUntil(_ what: String, timeout: Double = 10, _ condition: () -> Bool) throws {
+  package func waitUntil(_ what: String, timeout: Double = 10, _ condition: () -> Bool) throws {
     try poll(what, timeout: timeout, process: cupsd, condition)
   }
 
   /// Adds a virtual printer and a raw queue `name` for it (`lpadmin -D description`).
   @discardableResult
-  func addPrinter(_ name: String, description: String? = nil) throws -> VirtualPrinter {
+  package func addPrinter(_ name: String, description: String? = nil) throws -> VirtualPrinter {
     let printer = try VirtualPrinter(harness: self, name: name)
     printers.append(printer)
     var args = [
@@ -119,7 +117,7 @@ final class CUPSHarness: @unchecked Sendable {
 
   /// Runs a CUPS command-line tool against this server; throws with its output on failure.
   @discardableResult
-  func tool(_ path: String, _ args: [String]) throws -> String {
+  package func tool(_ path: String, _ args: [String]) throws -> String {
     let out = directory.path + "/tmp/tool-\(UUID().uuidString).out"
     defer { unlink(out) }
     let child = try Child(
@@ -135,7 +133,9 @@ final class CUPSHarness: @unchecked Sendable {
 
   /// Starts a process of ours, its output in log/NAME.log.
   @discardableResult
-  func spawn(_ path: String, _ args: [String], log: String, environment: [String: String] = [:])
+  package func spawn(
+    _ path: String, _ args: [String], log: String, environment: [String: String] = [:]
+  )
     throws -> Child
   {
     let child = try Child(
@@ -146,7 +146,7 @@ final class CUPSHarness: @unchecked Sendable {
   }
 
   /// Everything the server and printers logged (for failure messages).
-  var logs: String {
+  package var logs: String {
     let dir = directory.path + "/log"
     let files = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
     return files.sorted().map { f in
@@ -156,12 +156,26 @@ final class CUPSHarness: @unchecked Sendable {
     }.joined(separator: "\n")
   }
 
-  /// Ends every process of ours; a scheduler that crashed during the test fails it here,
-  /// whatever else the test saw.
-  func stop() {
-    if let schedulerFailure {
-      Issue.record("the CUPS scheduler crashed during the test: \(schedulerFailure)")
+  /// Runs `body` against a fresh private CUPS server and ends every process of it
+  /// afterwards; a scheduler that crashed during the test fails it here, whatever else
+  /// the test saw.
+  package static func run<T>(_ body: (CUPSHarness) throws -> T) throws -> T {
+    let harness = try CUPSHarness()
+    defer { harness.stop() }
+    let crashed = { harness.schedulerFailure.map { "the CUPS scheduler crashed: \($0)\n" } }
+    let result: T
+    do {
+      result = try body(harness)
+    } catch {
+      // A crashed scheduler is named first: whatever the test waited for then never came.
+      throw HarnessError.failed("\(crashed() ?? "")\(error)")
     }
+    if let crash = crashed() { throw HarnessError.failed(crash) }
+    return result
+  }
+
+  /// Ends every process of ours.
+  package func stop() {
     cupsd = nil
     for p in processes.reversed() { p.end() }
     processes.removeAll()
@@ -173,7 +187,7 @@ final class CUPSHarness: @unchecked Sendable {
   }
 
   /// An unused TCP port on 127.0.0.1 (bound to port 0, read back, released).
-  static func freePort() -> Int {
+  package static func freePort() -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     var addr = sockaddr_in()
@@ -191,10 +205,20 @@ final class CUPSHarness: @unchecked Sendable {
   }
 }
 
-enum HarnessError: Error { case failed(String) }
+/// A test harness's failure, said in a sentence (with logs where they help): test support
+/// throws it and the test framework records it at the test that called.
+package enum HarnessError: Error, CustomStringConvertible {
+  case failed(String)
+
+  package var description: String {
+    switch self {
+    case .failed(let message): message
+    }
+  }
+}
 
 /// Polls `condition` every 20 ms for up to `timeout` seconds (readiness, not timing).
-func poll(
+package func poll(
   _ what: String, timeout: Double = 10, process: Child? = nil, _ condition: () -> Bool
 ) throws {
   let deadline = Date().addingTimeInterval(timeout)
@@ -210,15 +234,15 @@ func poll(
 /// An ippeveprinter that accepts raw documents and keeps them (`-k`) in its spool dir.
 /// Its command script holds a job while `<dir>/hold` exists, and while `<dir>/media-empty`
 /// exists it reports `media-empty` to the printer's state (STATE: lines).
-final class VirtualPrinter: @unchecked Sendable {
-  let name: String
-  let port: Int
-  let directory: URL
+package final class VirtualPrinter: @unchecked Sendable {
+  package let name: String
+  package let port: Int
+  package let directory: URL
   private unowned let harness: CUPSHarness
   private var process: Child?
   private var run = 0
 
-  init(harness: CUPSHarness, name: String) throws {
+  package init(harness: CUPSHarness, name: String) throws {
     self.harness = harness
     self.name = name
     port = CUPSHarness.freePort()
@@ -243,10 +267,10 @@ final class VirtualPrinter: @unchecked Sendable {
   }
 
   /// The spool dir of the current run (ippeveprinter numbers documents from 1 each run).
-  var spool: URL { directory.appendingPathComponent("spool-\(run)", isDirectory: true) }
+  package var spool: URL { directory.appendingPathComponent("spool-\(run)", isDirectory: true) }
 
   /// Starts the printer (again) on its port, with a fresh spool dir.
-  func start() throws {
+  package func start() throws {
     run += 1
     try FileManager.default.createDirectory(at: spool, withIntermediateDirectories: true)
     let p = try harness.spawn(
@@ -267,12 +291,12 @@ final class VirtualPrinter: @unchecked Sendable {
   }
 
   /// Kills the printer process (SIGKILL, its pid only).
-  func kill() {
+  package func kill() {
     process?.end(grace: 0)
   }
 
   /// The documents received in this run, in order.
-  var documents: [[UInt8]] {
+  package var documents: [[UInt8]] {
     let files = (try? FileManager.default.contentsOfDirectory(atPath: spool.path)) ?? []
     return
       files
@@ -282,7 +306,7 @@ final class VirtualPrinter: @unchecked Sendable {
       .map { [UInt8]($0) }
   }
 
-  func set(_ flag: String, _ on: Bool) {
+  package func set(_ flag: String, _ on: Bool) {
     let url = directory.appendingPathComponent(flag)
     if on {
       _ = FileManager.default.createFile(atPath: url.path, contents: nil)
@@ -295,12 +319,14 @@ final class VirtualPrinter: @unchecked Sendable {
 /// A child process started with posix_spawn and reaped here (Foundation's `Process` can
 /// miss the exit of a killed child and wait forever). No signal is blocked in it: test
 /// threads block SIGTERM and a child would inherit that mask across exec.
-final class Child: @unchecked Sendable {
-  let path: String
-  let pid: pid_t
+package final class Child: @unchecked Sendable {
+  package let path: String
+  package let pid: pid_t
   private var status: Int32?
 
-  init(_ path: String, _ args: [String], environment: [String: String], output: String) throws {
+  package init(_ path: String, _ args: [String], environment: [String: String], output: String)
+    throws
+  {
     self.path = path
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -333,7 +359,7 @@ final class Child: @unchecked Sendable {
     self.pid = pid
   }
 
-  var isRunning: Bool {
+  package var isRunning: Bool {
     guard status == nil else { return false }
     var s: Int32 = 0
     let r = waitpid(pid, &s, WNOHANG)
@@ -346,7 +372,7 @@ final class Child: @unchecked Sendable {
 
   /// Waits for the exit; the exit status (-1 if it was killed or already reaped).
   @discardableResult
-  func wait() -> Int32 {
+  package func wait() -> Int32 {
     if let status { return Self.exitCode(status) }
     var s: Int32 = 0
     var r: pid_t
@@ -357,7 +383,7 @@ final class Child: @unchecked Sendable {
 
   /// How the process ended ("exited with status 1", "killed by signal 11 (SIGSEGV)"), or
   /// "is running".
-  var exitDescription: String {
+  package var exitDescription: String {
     guard !isRunning, let status else { return "is running" }
     if status < 0 { return "ended (reaped elsewhere)" }
     let signal = status & 0x7f
@@ -375,7 +401,7 @@ final class Child: @unchecked Sendable {
   }
 
   /// SIGTERM, then SIGKILL if it has not exited within `grace` seconds; then reaps it.
-  func end(grace: Double = 3) {
+  package func end(grace: Double = 3) {
     guard isRunning else { return }
     if grace > 0 {
       kill(pid, SIGTERM)

@@ -2,7 +2,6 @@ import Foundation
 import LabelCore
 import LabelKit
 import LabelLanguages
-import Testing
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -11,13 +10,11 @@ import Testing
 /// A USB bus of emulated printers (Tests/Emulators/usbprinter.py on umockdev) with the
 /// built labeld running on it as the emulator's child: the real libusb code path, driven
 /// over the socket. The emulator is told what to do through its control FIFO.
-final class USBEmulator: @unchecked Sendable {
-  static let script = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Emulators/usbprinter.py").path
+package final class USBEmulator: @unchecked Sendable {
+  package static let script = Repository.emulator("usbprinter.py")
 
   /// Why the emulator cannot run here (nil when it can).
-  static let unavailable: String? = {
+  package static let unavailable: String? = {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/umockdev-wrapper") else {
       return "umockdev-wrapper is missing (Debian package umockdev)"
     }
@@ -31,17 +28,17 @@ final class USBEmulator: @unchecked Sendable {
       ? nil : "python3-gi or gir1.2-umockdev-1.0 is missing for /usr/bin/python3"
   }()
 
-  static var available: Bool { unavailable == nil }
+  package static var available: Bool { unavailable == nil }
 
-  let directory: URL
-  let output: URL
-  let daemon: DaemonProcess
+  package let directory: URL
+  package let output: URL
+  package let daemon: DaemonProcess
 
   /// Printers as `ql820:SERIAL` or `zebra:SERIAL`.
   /// Whether this emulator made `directory` (and removes it when done).
   private let ownsDirectory: Bool
 
-  init(printers: [String], arguments: [String] = [], directory: URL? = nil) throws {
+  package init(printers: [String], arguments: [String] = [], directory: URL? = nil) throws {
     ownsDirectory = directory == nil
     self.directory = directory ?? DaemonProcess.makeTempDirectory()
     // A fresh bus directory each run, so a reused directory keeps no pages of an earlier run.
@@ -60,35 +57,33 @@ final class USBEmulator: @unchecked Sendable {
   }
 
   /// Tells the emulator something (`A1 cover open`).
-  func control(_ line: String) throws { try EmulatorFiles(output).control(line) }
+  package func control(_ line: String) throws { try EmulatorFiles(output).control(line) }
 
   /// Tells printer `serial`'s emulator `command` and waits until its event log says it did
-  /// ("A1B2 did cover open"); an emulator that never does is recorded at the caller.
-  func apply(
-    _ serial: String, _ command: String, sourceLocation: SourceLocation = #_sourceLocation
-  ) throws {
+  /// ("A1B2 did cover open"); an emulator that never does fails the test.
+  package func apply(_ serial: String, _ command: String) throws {
     try control("\(serial) \(command)")
-    #expect(
-      waitForEvent("\(serial) did \(command)"), "the emulator did not do '\(command)'",
-      sourceLocation: sourceLocation)
+    guard waitForEvent("\(serial) did \(command)") else {
+      throw HarnessError.failed("the emulator did not do '\(command)'\n\(events.suffix(3000))")
+    }
   }
 
   /// Waits until the emulator's event log has a line containing `text`.
   @discardableResult
-  func waitForEvent(_ text: String, timeout: Double = 10) -> Bool {
+  package func waitForEvent(_ text: String, timeout: Double = 10) -> Bool {
     EmulatorFiles(output).waitForEvent(text, timeout: timeout)
   }
 
-  var events: String { EmulatorFiles(output).events }
+  package var events: String { EmulatorFiles(output).events }
 
   /// Files the printer `serial` wrote with `prefix` ("page-", "label-").
-  func files(_ serial: String, prefix: String) -> [String] {
+  package func files(_ serial: String, prefix: String) -> [String] {
     let dir = output.appendingPathComponent(serial)
     return ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [])
       .filter { $0.hasPrefix(prefix) }.sorted()
   }
 
-  func file(_ serial: String, _ name: String) -> [UInt8]? {
+  package func file(_ serial: String, _ name: String) -> [UInt8]? {
     let url = output.appendingPathComponent(serial).appendingPathComponent(name)
     return (try? Data(contentsOf: url)).map { [UInt8]($0) }
   }
@@ -96,7 +91,9 @@ final class USBEmulator: @unchecked Sendable {
   /// Page `n` as an emulated printer printed it (a P4 PBM: the Brother's `page-N` is the
   /// roll's printable area, the TSPL printer's `label-N` its image buffer).
   /// `suffix` "-red": a two-colour Brother page's red plane.
-  func page(_ serial: String, _ n: Int, prefix: String = "page-", suffix: String = "") -> Bitmap? {
+  package func page(_ serial: String, _ n: Int, prefix: String = "page-", suffix: String = "")
+    -> Bitmap?
+  {
     guard let data = file(serial, "\(prefix)\(n)\(suffix).pbm") else { return nil }
     // "P4\n<w> <h>\n" then rows.
     var newlines = 0
@@ -115,7 +112,7 @@ final class USBEmulator: @unchecked Sendable {
   }
 
   /// Runs `body` against labeld on the emulated bus; labeld must survive and exit cleanly.
-  static func run(
+  package static func run(
     printers: [String], arguments: [String] = [], directory: URL? = nil,
     _ body: (USBEmulator, DaemonProcess) throws -> Void
   ) throws {
@@ -123,25 +120,17 @@ final class USBEmulator: @unchecked Sendable {
     do {
       try body(bus, bus.daemon)
     } catch {
-      Issue.record(
+      throw HarnessError.failed(
         "\(error)\nlabeld's log:\n\(bus.daemon.log.suffix(5000))\nemulator events:\n\(bus.events.suffix(3000))"
       )
-      throw error
     }
-    let d = bus.daemon
-    #expect(d.process.isRunning, "labeld died during the test:\n\(d.log.suffix(4000))")
-    if d.process.isRunning {
-      d.stop()
-      #expect(
-        d.process.terminationStatus == 0,
-        "labeld exited uncleanly on SIGTERM:\n\(d.log.suffix(6000))")
-    }
+    try bus.daemon.stopCleanly()
   }
 }
 
 extension BlockingConnection {
   /// Waits for the printerError alert of `printer` in `state`, with `reason` when given.
-  func waitForPrinterError(
+  package func waitForPrinterError(
     _ printer: String, state: String = "active", reason: Reason? = nil, timeout: Double = 15
   ) throws -> JSONValue {
     try waitFor("alert", timeout: timeout) { a in
@@ -151,7 +140,8 @@ extension BlockingConnection {
     }
   }
 
-  func waitForJob(_ id: Int, state: String = "completed", timeout: Double = 20) throws -> JSONValue
+  package func waitForJob(_ id: Int, state: String = "completed", timeout: Double = 20) throws
+    -> JSONValue
   {
     try waitFor("job", timeout: timeout) { $0["id"] == .int(id) && $0["state"] == .string(state) }
   }
@@ -159,12 +149,12 @@ extension BlockingConnection {
 
 /// An emulator's directory as the tests use it (Tests/Emulators: the USB and the network
 /// printers alike): the FIFO `control` that takes commands, the `events.log` it appends.
-struct EmulatorFiles {
-  let directory: URL
-  init(_ directory: URL) { self.directory = directory }
+package struct EmulatorFiles {
+  package let directory: URL
+  package init(_ directory: URL) { self.directory = directory }
 
   /// Writes one command line to the emulator's control FIFO.
-  func control(_ line: String) throws {
+  package func control(_ line: String) throws {
     let fd = open(directory.appendingPathComponent("control").path, O_WRONLY)
     guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
     defer { close(fd) }
@@ -174,7 +164,7 @@ struct EmulatorFiles {
 
   /// Waits (at most `timeout` seconds) until the event log has a line containing `text`.
   @discardableResult
-  func waitForEvent(_ text: String, timeout: Double = 10) -> Bool {
+  package func waitForEvent(_ text: String, timeout: Double = 10) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
       if events.contains(text) { return true }
@@ -183,7 +173,7 @@ struct EmulatorFiles {
     return false
   }
 
-  var events: String {
+  package var events: String {
     (try? String(contentsOf: directory.appendingPathComponent("events.log"), encoding: .utf8))
       ?? ""
   }

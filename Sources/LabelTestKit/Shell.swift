@@ -1,10 +1,10 @@
 import Foundation
 
 /// Shell commands of the storage tests (mounts, mkfs, fills): one place to run them.
-enum Shell {
+package enum Shell {
   /// Runs `command` with /bin/sh; its exit status.
   @discardableResult
-  static func run(_ command: String) throws -> Int32 {
+  package static func run(_ command: String) throws -> Int32 {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/bin/sh")
     p.arguments = ["-c", command]
@@ -14,13 +14,13 @@ enum Shell {
   }
 
   /// Runs `command` and throws unless it succeeds.
-  static func check(_ command: String) throws {
+  package static func check(_ command: String) throws {
     let status = try run(command)
     guard status == 0 else { throw HarnessError.failed("\(command): exit status \(status)") }
   }
 
   /// What `command` wrote to stdout, trimmed.
-  static func output(_ command: String) throws -> String {
+  package static func output(_ command: String) throws -> String {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/bin/sh")
     p.arguments = ["-c", command]
