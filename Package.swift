@@ -172,6 +172,7 @@ let package = Package(
       name: "LabelServerTests",
       dependencies: [
         "LabelServer", "LabelCore", "LabelEvents", "LabelLog", "LabelPOSIX", "LabelTestKit",
+        "LabelWire",
       ]),
     .testTarget(name: "LabelCUPSTests", dependencies: ["LabelCUPS", "LabelCore", "LabelTestKit"]),
     .testTarget(
@@ -180,15 +181,33 @@ let package = Package(
       name: "LabelRenderTests",
       dependencies: ["LabelRender", "LabelLanguages", "LabelCore", "LabelTestKit"]),
     .testTarget(
-      name: "LabelDaemonTests",
+      name: "LabelEventsTests",
+      dependencies: ["LabelEvents", "LabelCore", "LabelWire", "LabelLog"]),
+    .testTarget(
+      name: "LabelStoreTests",
       dependencies: [
-        "LabelDaemon", "LabelCore", "LabelWire", "LabelSQLite", "LabelLanguages", "LabelUSB",
-        "LabelCUPS",
-        "LabelLog", "LabelPOSIX", "LabelEvents", "LabelStore", "LabelScheduler",
-        "LabelInterfaces", "LabelConcurrency", "LabelTransportSim",
-        "LabelTransportCUPS", "LabelTransportUSB", "LabelTransportNet", "LabelServer",
-        "LabelTestKit",
+        "LabelStore", "LabelSQLite", "LabelCore", "LabelWire", "LabelLog", "LabelEvents",
+        "LabelServer",
       ]),
+    .testTarget(
+      name: "LabelSchedulerTests",
+      dependencies: ["LabelScheduler", "LabelCore", "LabelInterfaces", "LabelTestKit"]),
+    .testTarget(
+      name: "LabelTransportCUPSTests",
+      dependencies: ["LabelTransportCUPS", "LabelCUPS", "LabelCore"]),
+    .testTarget(
+      name: "LabelTransportNetTests", dependencies: ["LabelTransportNet", "LabelCore"]),
+    .testTarget(
+      name: "LabelTransportUSBTests",
+      dependencies: ["LabelTransportUSB", "LabelUSB", "LabelLanguages", "LabelCore"]),
+    .testTarget(
+      name: "LabelTransportSimTests",
+      dependencies: [
+        "LabelTransportSim", "LabelCore", "LabelWire", "LabelEvents", "LabelLog",
+        "LabelScheduler", "LabelServer", "LabelStore",
+      ]),
+    .testTarget(
+      name: "LabelUSBTests", dependencies: ["LabelUSB", "LabelLanguages", "LabelTestKit"]),
     .testTarget(
       name: "IntegrationTests",
       dependencies: [
