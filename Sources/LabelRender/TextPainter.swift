@@ -12,6 +12,8 @@ final class TextPainter: Sendable {
   /// Shrinking stops here; text that still does not fit is clipped to its box.
   static let minimumPoints = 3.0
 
+  /// `@unchecked Sendable`: pango's font map is not thread-safe; the pointer is only used
+  /// under `fontMap`'s lock.
   private struct FontMap: @unchecked Sendable {
     let pointer: OpaquePointer
   }

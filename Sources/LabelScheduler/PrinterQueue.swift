@@ -29,7 +29,9 @@ package actor PrinterQueue: PrinterStatusSink {
   /// Jobs whose document could not be read back (`park`), with the wait before the next try.
   private var parked: [Int: Duration] = [:]
   private var faults: [Reason] = []
-  private var waiters: [CheckedContinuation<Void, Never>] = []
+  /// Something the worker waits for happened (a job queued, a fault cleared, a cancel,
+  /// a drain): one buffered wake-up, which the worker, the stream's one reader, takes.
+  private let changes = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
   private var worker: Task<Void, Never>?
   /// Set by `drain()`: finish the label in progress, start no other.
   private var draining = false
@@ -260,7 +262,7 @@ package actor PrinterQueue: PrinterStatusSink {
         }
         refreshAlert()
         // The fault may have cleared while the job was being stored (a status poll): its
-        // wake-up came before anyone waited, so look again instead of waiting for another.
+        // wake-up is buffered, but looking first saves the turn.
         if faults.isEmpty { continue }
         await waitForChange()
         continue
@@ -410,13 +412,14 @@ package actor PrinterQueue: PrinterStatusSink {
     if changed { channel.publish(printer: printer) }
   }
 
+  /// Waits for the next `wake` (or returns at once for one that came meanwhile). Only the
+  /// worker waits, so the stream has one reader; a cancelled worker ends it, and then
+  /// returns at once here and sees it is cancelled.
   private func waitForChange() async {
-    await withCheckedContinuation { waiters.append($0) }
+    var next = changes.stream.makeAsyncIterator()
+    _ = await next.next()
   }
 
-  private func wake() {
-    let w = waiters
-    waiters.removeAll()
-    for c in w { c.resume() }
-  }
+  private func wake() { changes.continuation.yield() }
+
 }

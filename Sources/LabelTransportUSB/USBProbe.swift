@@ -5,8 +5,7 @@ import LabelUSB
 
 /// One device as discovery saw it: the report for `devices.list`, and for a printer the
 /// model it matched and where its interface is.
-package struct USBCandidate: @unchecked Sendable {
-  // USBDevice is Sendable; USBPrinterInterface and ModelEntry are values.
+package struct USBCandidate: Sendable {
   package var info: USBDeviceInfo
   package var device: USBDevice
   package var interface: USBPrinterInterface?

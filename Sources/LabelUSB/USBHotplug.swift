@@ -8,6 +8,9 @@ public enum USBHotplugEvent: Sendable, Equatable {
 
 /// A registered hotplug callback, deregistered on deinit. Callbacks run on the thread that
 /// handles libusb events (`USBEventThread`) and must only hand the event on.
+///
+/// `@unchecked Sendable`: `handle` is written once, by `init`, and read by `deinit`; the
+/// box's handler is itself `@Sendable`.
 public final class USBHotplugRegistration: @unchecked Sendable {
   private let context: USBContext
   private var handle: libusb_hotplug_callback_handle = 0
