@@ -284,15 +284,18 @@ public final class Daemon: Sendable {
   private func drainPrinters() async {
     let queues = services.printers.all
     let deadline = drainDeadline.withLock { $0 }
-    let cutoff = Task {
-      try? await Task.sleep(for: deadline)
-      guard !Task.isCancelled else { return }
-      for queue in queues { await queue.stop() }
-    }
     await withTaskGroup(of: Void.self) { group in
-      for queue in queues { group.addTask { await queue.drain() } }
+      // The cut-off: once the deadline has passed, the labels still printing are stopped.
+      group.addTask {
+        try? await Task.sleep(for: deadline)
+        guard !Task.isCancelled else { return }
+        for queue in queues { await queue.stop() }
+      }
+      await withTaskGroup(of: Void.self) { drains in
+        for queue in queues { drains.addTask { await queue.drain() } }
+      }
+      group.cancelAll()
     }
-    cutoff.cancel()
   }
 
   /// Applies a re-read configuration (SIGHUP). Log level, alert retention, job history

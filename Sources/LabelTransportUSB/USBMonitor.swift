@@ -41,6 +41,9 @@ package actor USBMonitor: PrinterSource {
   private var scanning = false
   private var scanAgain = false
 
+  /// Signalled by a hotplug event: the rescans' loop looks at the bus at once.
+  private nonisolated let hotplug = Wakeup()
+
   private struct Entry {
     let transport: USBPrinter
     var kick: Wakeup { transport.kick }
@@ -58,10 +61,9 @@ package actor USBMonitor: PrinterSource {
     self.registry = registry
     guard settings.enabled else { return }
     do {
-      bus = try USBBus { [weak self] in
-        guard let self else { return }
-        Task { await self.rescan() }
-      }
+      // A hotplug event wakes the rescans' loop (on libusb's event thread: it only hands
+      // the event on).
+      bus = try USBBus { [hotplug] in hotplug.signal() }
     } catch {
       unavailable = "no USB bus to use: \(error)"
       log.info("USB: \(unavailable!); USB printers are not looked for")
@@ -84,11 +86,12 @@ package actor USBMonitor: PrinterSource {
     LoopService("USB rescans") { [weak self] in await self?.rescanLoop() }
   }
 
+  /// Rescans when a hotplug event comes, and every `rescanInterval` regardless.
   private func rescanLoop() async {
     guard bus != nil else { return }
     let interval = rescanInterval
     while !Task.isCancelled {
-      try? await Task.sleep(for: interval)
+      _ = await hotplug.wait(timeout: interval)
       if Task.isCancelled { return }
       _ = await rescan()
     }
