@@ -136,7 +136,7 @@ let package = Package(
       dependencies: [
         "LabelCore", "LabelWire", "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler",
         "LabelServer",
-        "LabelPOSIX", "LabelLanguages", "LabelInterfaces", "LabelKit", "LabelLoad",
+        "LabelPOSIX", "LabelLanguages", "LabelInterfaces", "LabelKit", "LabelLoad", "LabelRender",
       ]),
     // Both executables' command lines: option specs, one reader of words, the help layout.
     .target(name: "LabelCommandLine"),

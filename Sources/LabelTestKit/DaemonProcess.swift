@@ -186,6 +186,25 @@ extension BlockingConnection {
       if n.method == method && match(n.params) { return n.params }
     }
   }
+  /// Waits for the `job` notification of job `id` in `state`.
+  @discardableResult
+  package func waitForJob(_ id: Int, state: String = "completed", timeout: Double = 30) throws
+    -> JSONValue
+  {
+    try waitFor("job", timeout: timeout) { $0["id"] == .int(id) && $0["state"] == .string(state) }
+  }
+
+  /// Waits for the printerError alert of `printer` in `state`, with `reason` when given.
+  package func waitForPrinterError(
+    _ printer: String, state: String = "active", reason: Reason? = nil, timeout: Double = 15
+  ) throws -> JSONValue {
+    try waitFor("alert", timeout: timeout) { a in
+      a["kind"] == "printerError" && a["printer"] == .string(printer)
+        && a["state"] == .string(state)
+        && (reason == nil || a["reason"] == .string(reason?.rawValue ?? ""))
+    }
+  }
+
 }
 
 /// Base64 of some bytes, for `document.data`.

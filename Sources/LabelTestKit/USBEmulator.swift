@@ -128,25 +128,6 @@ package final class USBEmulator: @unchecked Sendable {
   }
 }
 
-extension BlockingConnection {
-  /// Waits for the printerError alert of `printer` in `state`, with `reason` when given.
-  package func waitForPrinterError(
-    _ printer: String, state: String = "active", reason: Reason? = nil, timeout: Double = 15
-  ) throws -> JSONValue {
-    try waitFor("alert", timeout: timeout) { a in
-      a["kind"] == "printerError" && a["printer"] == .string(printer)
-        && a["state"] == .string(state)
-        && (reason == nil || a["reason"] == .string(reason!.rawValue))
-    }
-  }
-
-  package func waitForJob(_ id: Int, state: String = "completed", timeout: Double = 20) throws
-    -> JSONValue
-  {
-    try waitFor("job", timeout: timeout) { $0["id"] == .int(id) && $0["state"] == .string(state) }
-  }
-}
-
 /// An emulator's directory as the tests use it (Tests/Emulators: the USB and the network
 /// printers alike): the FIFO `control` that takes commands, the `events.log` it appends.
 package struct EmulatorFiles {

@@ -372,6 +372,24 @@ class Printer:
         buf.update(8, reply)
         self.finish(urb, 0, len(reply))
 
+    def faulted(self):
+        """Whether a fault the printer reports holds its labels (each kind says)."""
+        return False
+
+    def flush(self):
+        """Prints the labels waiting, in order, unless a fault holds them."""
+        if self.faulted():
+            return
+        while self.waiting:
+            label = self.waiting.pop(0)
+            self.labels += 1
+            self.print_label(label)
+
+    def print_label(self, label):
+        """Writes a raster label (width, height, rows, commands) as label-N.pbm and .txt."""
+        w, h, rows, commands = label
+        write_label(self, w, h, rows, commands)
+
     def received(self, data):
         raise NotImplementedError
 
@@ -646,15 +664,13 @@ class Zebra(Printer):
             self.waiting.append(label)
         self.flush()
 
-    def flush(self):
-        if self.error_flags:
-            return
-        while self.waiting:
-            label = self.waiting.pop(0)
-            self.labels += 1
-            with open(os.path.join(self.dir, "label-%d.zpl" % self.labels), "wb") as f:
-                f.write(label)
-            event("%s printed label %d" % (self.serial, self.labels))
+    def faulted(self):
+        return self.error_flags != 0
+
+    def print_label(self, label):
+        with open(os.path.join(self.dir, "label-%d.zpl" % self.labels), "wb") as f:
+            f.write(label)
+        event("%s printed label %d" % (self.serial, self.labels))
 
     def hqes(self):
         if self.garbage:
@@ -694,7 +710,18 @@ def write_label(printer, w, h, rows, commands):
     event("%s printed label %d" % (printer.serial, printer.labels))
 
 
-class TSPL(Printer):
+class StatusByte:
+    """A printer whose state the test sets as one status byte ("SERIAL status 41")."""
+
+    def command(self, words):
+        if words[0] == "status":
+            self.status_byte = int(words[1], 16)
+            self.flush()
+            return True
+        return False
+
+
+class TSPL(StatusByte, Printer):
     """A TSPL printer, as the TSC TSPL/TSPL2 Programming Manual describes one: command lines
     end in LF (CR ignored); BITMAP x,y,width_bytes,height,mode, is followed by exactly
     width_bytes * height bytes in which a 0 bit is black; <ESC>!? is answered at once."""
@@ -811,20 +838,9 @@ class TSPL(Printer):
                     else:
                         self.canvas[yy][xx] ^= black
 
-    def flush(self):
-        if self.status_byte & self.FAULTS:
-            return
-        while self.waiting:
-            w, h, rows, commands = self.waiting.pop(0)
-            self.labels += 1
-            write_label(self, w, h, rows, commands)
+    def faulted(self):
+        return self.status_byte & self.FAULTS
 
-    def command(self, words):
-        if words[0] == "status":
-            self.status_byte = int(words[1], 16)
-            self.flush()
-            return True
-        return False
 
 
 class EPL2(Printer):
@@ -902,13 +918,8 @@ class EPL2(Printer):
                 self.waiting.append((self.width, height, canvas, list(self.commands)))
             self.commands = []
 
-    def flush(self):
-        if self.error in (7, 11, 12, 13, 14, 81, 84):
-            return
-        while self.waiting:
-            w, h, rows, commands = self.waiting.pop(0)
-            self.labels += 1
-            write_label(self, w, h, rows, commands)
+    def faulted(self):
+        return self.error in (7, 11, 12, 13, 14, 81, 84)
 
     def command(self, words):
         if words[0] == "error":
@@ -918,7 +929,7 @@ class EPL2(Printer):
         return False
 
 
-class DymoLW(Printer):
+class DymoLW(StatusByte, Printer):
     """A DYMO LabelWriter 450, as its Technical Reference describes one: ESC commands, SYN +
     bytes-per-line raw lines and ETB run-length lines (bit 7 black, low bits length - 1)
     placed after the dot tab, ESC f 1 n skips, a label ends at ESC E or ESC G; ESC A is
@@ -1017,20 +1028,6 @@ class DymoLW(Printer):
     def faulted(self):
         return self.status_byte & 0xE0 or not self.status_byte & 0x01
 
-    def flush(self):
-        if self.faulted():
-            return
-        while self.waiting:
-            w, h, rows, commands = self.waiting.pop(0)
-            self.labels += 1
-            write_label(self, w, h, rows, commands)
-
-    def command(self, words):
-        if words[0] == "status":
-            self.status_byte = int(words[1], 16)
-            self.flush()
-            return True
-        return False
 
 
 class DymoLW5(Printer):
@@ -1125,14 +1122,9 @@ class DymoLW5(Printer):
     def faulted(self):
         return self.bay not in (4, 6, 7, 8) or self.head_state == 1
 
-    def flush(self):
-        if self.faulted():
-            return
-        while self.waiting:
-            w, h, rows, commands = self.waiting.pop(0)
-            self.labels += 1
-            self.remaining = max(self.remaining - 1, 0)
-            write_label(self, w, h, rows, commands)
+    def print_label(self, label):
+        self.remaining = max(self.remaining - 1, 0)
+        Printer.print_label(self, label)
 
     def command(self, words):
         if words[0] == "bay":

@@ -78,7 +78,7 @@ import Testing
           ["printer": "sim:zebra", "document": ["format": "native", "data": base64(zpl)]],
           as: JobResult.self
         ).job
-        _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+        try w.waitForJob(job.id)
         #expect(d.simOutput("zebra", job: job.id, ext: "zpl") == Array(zpl.utf8))
         last = job.id
         submitted += 1

@@ -61,7 +61,7 @@ import Testing
     #expect(replayed.map(\.seq) == Array(1...before))
     let job = try c.call("jobs.get", ["job": .int(held.id)], as: JobResult.self).job
     if job.state != .completed {
-      _ = try w.waitFor("job") { $0["id"] == .int(held.id) && $0["state"] == "completed" }
+      try w.waitForJob(held.id)
     }
     #expect(
       d.simOutput("zebra", job: held.id, ext: "zpl")
@@ -243,7 +243,7 @@ import Testing
         as: JobResult.self
       ).job
       ids.append(job.id)
-      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+      try w.waitForJob(job.id)
     }
     #expect(
       ids.map { d.simOutput("zebra", job: $0, ext: "zpl") != nil } == [false, false, true, true])

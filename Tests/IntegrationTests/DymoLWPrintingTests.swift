@@ -12,9 +12,6 @@ import Testing
 @Suite struct DymoLWPrintingTests {
   @Test func templateJob_printsThePreview_dotForDot_andItsBarcodesScan() throws {
     try withDaemon(["--simulate", "lw=dymo-lw,darkness=3"]) { d in
-      let c = try d.client()
-      let w = try d.client()
-      try w.call("subscribe", ["topics": ["jobs"]])
       let template: JSONValue = [
         "name": "shelf", "media": ["widthMM": 28.6, "lengthMM": 88.9],
         "elements": [
@@ -30,23 +27,14 @@ import Testing
           ["type": "barcode", "x": 3, "y": 40, "height": 22, "symbology": "qr", "data": "${url}"],
         ],
       ]
-      try c.call("templates.save", ["template": template])
       let data: JSONValue = [
         "name": "Tea 250 g", "gtin": "4006381333931", "url": "https://shop.example/p/tea",
       ]
-      let job = try c.call(
-        "jobs.submit", ["printer": "sim:lw", "template": "shelf", "data": data], as: JobResult.self
-      ).job
-      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
-      let output = try #require(d.simOutput("lw", job: job.id, ext: "lw"))
+      let printed = try d.printTemplate(template, data: data, on: "lw", ext: "lw")
+      let (c, output, previewBitmap) = (printed.client, printed.output, printed.preview)
       let decoded = try DymoLWDecoder().decode(output)
       #expect(decoded.pages.count == 1 && decoded.density == .dark)
       #expect(decoded.pages[0].labelLength == 1050 && decoded.pages[0].fullFeed)
-      let preview = try c.call(
-        "labels.render", ["template": "shelf", "data": data, "printer": "sim:lw", "format": "png"],
-        as: RenderResult.self)
-      let previewBitmap = try PNGCodec.decodeBitmap(
-        [UInt8](try #require(Data(base64Encoded: preview.data))))
       #expect(previewBitmap.width == 338 && previewBitmap.height == 1050)
       // The printed page is whole bytes wide (344 dots); its last six columns are white.
       let image = try #require(decoded.pages.first?.image)
@@ -70,9 +58,6 @@ import Testing
   /// The same on a simulated LabelWriter 550: one `ESC D` block, the preview's dots.
   @Test func lw550_templateJob_printsThePreview() throws {
     try withDaemon(["--simulate", "lw5=dymo-lw5"]) { d in
-      let c = try d.client()
-      let w = try d.client()
-      try w.call("subscribe", ["topics": ["jobs"]])
       let template: JSONValue = [
         "name": "bin", "media": ["widthMM": 28.6, "lengthMM": 88.9],
         "elements": [
@@ -80,21 +65,11 @@ import Testing
           ["type": "barcode", "x": 3, "y": 20, "height": 22, "symbology": "qr", "data": "${url}"],
         ],
       ]
-      try c.call("templates.save", ["template": template])
       let data: JSONValue = ["name": "Bin 7", "url": "https://shop.example/bin/7"]
-      let job = try c.call(
-        "jobs.submit", ["printer": "sim:lw5", "template": "bin", "data": data],
-        as: JobResult.self
-      ).job
-      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
-      let output = try #require(d.simOutput("lw5", job: job.id, ext: "lw5"))
+      let printed = try d.printTemplate(template, data: data, on: "lw5", ext: "lw5")
+      let (output, previewBitmap) = (printed.output, printed.preview)
       let decoded = try DymoLW5Decoder().decode(output)
       #expect(decoded.pages.count == 1 && decoded.ended && decoded.statusRequests == 1)
-      let preview = try c.call(
-        "labels.render", ["template": "bin", "data": data, "printer": "sim:lw5", "format": "png"],
-        as: RenderResult.self)
-      let previewBitmap = try PNGCodec.decodeBitmap(
-        [UInt8](try #require(Data(base64Encoded: preview.data))))
       let image = try #require(decoded.pages.first?.image)
       #expect(image.width == 344 && image.height == 1050)
       var cropped = Bitmap(width: 338, height: 1050)

@@ -12,42 +12,16 @@ import Testing
 @Suite struct EPL2PrintingTests {
   @Test func templateJob_printsThePreview_dotForDot_andItsBarcodesScan() throws {
     try withDaemon(["--simulate", "lp=epl2,darkness=7"]) { d in
-      let c = try d.client()
-      let w = try d.client()
-      try w.call("subscribe", ["topics": ["jobs"]])
-      let template: JSONValue = [
-        "name": "bin", "media": ["widthMM": 101.6, "lengthMM": 152.4],
-        "elements": [
-          [
-            "type": "text", "x": 6, "y": 6, "width": 90, "height": 12, "text": "${name}",
-            "weight": "bold",
-          ],
-          [
-            "type": "barcode", "x": 10, "y": 30, "height": 25, "symbology": "code128",
-            "data": "${sku}",
-          ],
-          ["type": "barcode", "x": 10, "y": 70, "height": 40, "symbology": "qr", "data": "${url}"],
-        ],
-      ]
-      try c.call("templates.save", ["template": template])
       let data: JSONValue = [
         "name": "Bin A-17", "sku": "BIN-A17", "url": "https://shop.example/bin/A17",
       ]
-      let job = try c.call(
-        "jobs.submit", ["printer": "sim:lp", "template": "bin", "data": data], as: JobResult.self
-      ).job
-      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
-      let output = try #require(d.simOutput("lp", job: job.id, ext: "epl"))
+      let printed = try d.printTemplate(Fixtures.fourBySix("bin"), data: data, on: "lp", ext: "epl")
+      let (c, output, previewBitmap) = (printed.client, printed.output, printed.preview)
       let text = String(decoding: output.prefix(40), as: UTF8.self)
       #expect(text.hasPrefix("\nN\nq812\nQ1218,24\nD7\n"))
       let pages = try EPL2Decoder().decode(output).pages
       #expect(pages.count == 1 && pages[0].copies == 1)
       let image = try #require(pages.first?.image)
-      let preview = try c.call(
-        "labels.render", ["template": "bin", "data": data, "printer": "sim:lp", "format": "png"],
-        as: RenderResult.self)
-      let previewBitmap = try PNGCodec.decodeBitmap(
-        [UInt8](try #require(Data(base64Encoded: preview.data))))
       #expect(image.width == 812 && image.height == 1218 && image == previewBitmap)
       #expect(
         Set(try ZBar.decode(try PNGCodec.encode(image))) == [

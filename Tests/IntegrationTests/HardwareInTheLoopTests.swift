@@ -62,14 +62,7 @@ struct HardwareInTheLoopTests {
       try w.call("subscribe", ["topics": ["jobs", "alerts"]])
       let widthDots = Int((printer.media?.widthMM ?? 50) / 25.4 * Double(printer.dpi) * 0.8)
       let card = RasterPrintingTests.testCard(width: widthDots, height: printer.dpi / 2)
-      let png = try PNGCodec.encode(card)
-      let job = try c.call(
-        "jobs.submit",
-        [
-          "printer": .string(printer.id),
-          "document": ["format": "png", "data": .string(Data(png).base64EncodedString())],
-        ], as: JobResult.self
-      ).job
+      let job = try Fixtures.submitPNG(c, printer: printer.id, card)
       let done = try w.waitForJob(job.id, timeout: 60)
       #expect(done["printed"] == 1)
     }
@@ -84,14 +77,8 @@ struct HardwareInTheLoopTests {
       let w = try d.client()
       try w.call("subscribe", ["topics": ["jobs", "alerts"]])
       print(">>> open the cover of \(printer.id) now (60 s)")
-      let png = try PNGCodec.encode(RasterPrintingTests.testCard(width: 200, height: 150))
-      let job = try c.call(
-        "jobs.submit",
-        [
-          "printer": .string(printer.id),
-          "document": ["format": "png", "data": .string(Data(png).base64EncodedString())],
-        ], as: JobResult.self
-      ).job
+      let job = try Fixtures.submitPNG(
+        c, printer: printer.id, RasterPrintingTests.testCard(width: 200, height: 150))
       let alert = try w.waitForPrinterError(printer.id, reason: .coverOpen, timeout: 60)
       #expect(alert["job"] == .int(job.id))
       print(">>> close the cover now (60 s)")

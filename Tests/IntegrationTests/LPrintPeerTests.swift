@@ -99,15 +99,8 @@ struct LPrintPeerTests {
       let w = try d.client()
       try w.call("subscribe", ["topics": ["jobs"]])
       let data = try Data(contentsOf: URL(fileURLWithPath: png))
-      let id = try c.call(
-        "jobs.submit",
-        [
-          "printer": .string("sim:\(name)"),
-          "document": ["format": "png", "data": .string(data.base64EncodedString())],
-        ],
-        as: JobResult.self
-      ).job.id
-      _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "completed" }
+      let id = try Fixtures.submitPNG(c, printer: "sim:\(name)", png: [UInt8](data)).id
+      try w.waitForJob(id)
       return try #require(d.simOutput(name, job: id, ext: ext))
     }
   }

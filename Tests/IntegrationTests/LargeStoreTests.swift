@@ -84,7 +84,7 @@ import Testing
     try w.client.call("subscribe", ["topics": ["jobs"]])
     for id in (Self.jobs + 1)...(Self.jobs + 3)
     where try c.call("jobs.get", ["job": .int(id)], as: JobResult.self).job.state != .completed {
-      _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "completed" }
+      try w.waitForJob(id)
     }
     // The history is on disk, not in memory.
     #expect(Self.rssMiB(d) - emptyRSS < 15, "RSS \(Self.rssMiB(d)) MiB against \(emptyRSS) empty")

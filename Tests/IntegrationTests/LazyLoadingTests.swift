@@ -40,7 +40,7 @@ import Testing
         "jobs.submit", ["printer": "sim:zebra", "template": "shelf", "sku": "S1"],
         as: JobResult.self
       ).job
-      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+      try w.waitForJob(job.id)
       #expect(
         d.simOutput("zebra", job: job.id, ext: "zpl")
           == Array(TemplatePrintingTests.expectedMilk.utf8))

@@ -24,7 +24,7 @@ import Testing
         "jobs.submit", ["printer": "sim:zebra", "template": "shelf", "sku": "SECRET-SKU-1"],
         as: JobResult.self
       ).job
-      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+      try w.waitForJob(job.id)
       try c.call("printers.simulate", ["printer": "sim:ql", "fault": "coverOpen"])
       for _ in 0..<2000 where !d.log.contains("printer sim:ql faults: coverOpen") { usleep(5_000) }
       let lines = d.log.split(separator: "\n")

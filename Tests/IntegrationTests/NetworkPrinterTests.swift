@@ -116,7 +116,7 @@ final class NetEmulator: @unchecked Sendable {
       #expect(printer.transport == .net && printer.language == .zpl)
       #expect(printer.model == "Zebra ZD420" && printer.uri == "socket://127.0.0.1:\(zebra.port)")
       let id = try Self.submit(c, "net:z")
-      let done = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "completed" }
+      let done = try w.waitForJob(id)
       #expect(done["printed"] == 1)
       #expect(zebra.labels == ["label-1.zpl"] && zebra.label(1) == Self.label)
     }
@@ -190,7 +190,7 @@ final class NetEmulator: @unchecked Sendable {
       #expect(alert["job"] == .int(stuck))
       // The other printer prints at once, while the silent one holds its job.
       let id = try Self.submit(c, "net:z")
-      let done = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "completed" }
+      let done = try w.waitForJob(id)
       #expect(done["printed"] == 1 && zebra.labels == ["label-1.zpl"])
       let held = try c.call("jobs.get", ["job": .int(stuck)], as: JobResult.self).job
       #expect(held.state == .pending || held.state == .processing)

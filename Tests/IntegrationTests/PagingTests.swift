@@ -88,7 +88,7 @@ import Testing
       try w.client.call("subscribe", ["topics": ["jobs"]])
       for id in ids.enumerated().filter({ $0.offset % 4 != 0 }).map(\.element)
       where try c.call("jobs.get", ["job": .int(id)], as: JobResult.self).job.state != .completed {
-        _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "completed" }
+        try w.waitForJob(id)
       }
       let all = try c.call("jobs.list", [:], as: JobsResult.self).jobs
       #expect(all.map(\.id) == ids)

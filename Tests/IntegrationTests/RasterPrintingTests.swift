@@ -65,16 +65,8 @@ import Testing
   )
     throws -> Int
   {
-    let png = try PNGCodec.encode(bitmap)
-    let job = try c.call(
-      "jobs.submit",
-      [
-        "printer": .string(printer),
-        "document": ["format": "png", "data": .string(Data(png).base64EncodedString())],
-      ],
-      as: JobResult.self
-    ).job
-    _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+    let job = try Fixtures.submitPNG(c, printer: printer, bitmap)
+    try w.waitForJob(job.id)
     return job.id
   }
 
@@ -142,9 +134,6 @@ import Testing
   /// reads back with zbarimg from the bytes the printer received.
   @Test func templateJob_onBrotherQL_printsThePreview_andItsBarcodesScan() throws {
     try withDaemon { d in
-      let c = try d.client()
-      let w = try d.client()
-      try w.call("subscribe", ["topics": ["jobs"]])
       let template: JSONValue = [
         "name": "codes", "media": ["widthMM": 62, "lengthMM": 100],
         "elements": [
@@ -167,23 +156,14 @@ import Testing
           ],
         ],
       ]
-      try c.call("templates.save", ["template": template])
       let data: JSONValue = [
         "name": "Wholemeal flour 1 kg", "gtin": "4006381333931", "sku": "SKU-77/Q",
         "url": "https://shop.example/p/SKU-77", "upc": "036000291452",
       ]
-      let job = try c.call(
-        "jobs.submit", ["printer": "sim:ql", "template": "codes", "data": data], as: JobResult.self
-      ).job
-      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
-      let output = try #require(d.simOutput("ql", job: job.id, ext: "ql"))
-      let page = try #require(try Self.qlPages(output).first)
+      let printed = try d.printTemplate(template, data: data, on: "ql", ext: "ql")
+      let page = try #require(try Self.qlPages(printed.output).first)
       // The preview for sim:ql is the full 62 x 100 mm label; its printable middle is the page.
-      let preview = try c.call(
-        "labels.render", ["template": "codes", "data": data, "printer": "sim:ql", "format": "png"],
-        as: RenderResult.self)
-      let previewPNG = try #require(Data(base64Encoded: preview.data))
-      let previewBitmap = try PNGCodec.decodeBitmap([UInt8](previewPNG))
+      let previewBitmap = printed.preview
       #expect(previewBitmap.width == 732 && previewBitmap.height == 1181)
       let x0 = (732 - Self.roll62.printableWidth) / 2
       var same = page.height == previewBitmap.height

@@ -49,7 +49,7 @@ import Testing
         "jobs.submit", ["printer": "sim:ql", "template": "sale", "data": Self.data],
         as: JobResult.self
       ).job
-      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+      try w.waitForJob(job.id)
       let output = try #require(d.simOutput("ql", job: job.id, ext: "ql"))
       let printed = try Self.planes(output)
       #expect(printed.twoColour && printed.red.blackCount > 0 && printed.black.blackCount > 0)
@@ -96,7 +96,7 @@ import Testing
           "document": ["format": "png", "data": .string(Data(png).base64EncodedString())],
         ], as: JobResult.self
       ).job
-      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+      try w.waitForJob(job.id)
       let second = try Self.planes(try #require(d.simOutput("ql", job: job.id, ext: "ql")))
       #expect(LPrintPeerTests.inked(second.black) == LPrintPeerTests.inked(black))
       #expect(LPrintPeerTests.inked(second.red) == LPrintPeerTests.inked(red))

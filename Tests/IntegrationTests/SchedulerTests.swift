@@ -101,7 +101,7 @@ import Testing
       let w = try d.client()
       try w.call("subscribe", ["topics": ["jobs"]])
       let done = try Fixtures.submit(c, "sim:ql", "Q")
-      _ = try w.waitFor("job") { $0["id"] == .int(done.id) && $0["state"] == "completed" }
+      try w.waitForJob(done.id)
       let pending = try c.call("jobs.list", ["states": ["pending", "held"]], as: JobsResult.self)
         .jobs
       #expect(pending.map(\.id) == [held.id])

@@ -21,7 +21,7 @@ import Testing
     try w.call("subscribe", ["topics": ["jobs"]])
     for id in ids
     where try c.call("jobs.get", ["job": .int(id)], as: JobResult.self).job.state != .completed {
-      _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "completed" }
+      try w.waitForJob(id)
     }
     return c
   }

@@ -55,7 +55,7 @@ import Testing
     #expect(raised["reason"] == "io")
     // (b may have printed before this subscriber was served: job notifications are live.)
     if try c.call("jobs.get", ["job": .int(b)], as: JobResult.self).job.state != .completed {
-      _ = try w.waitFor("job") { $0["id"] == .int(b) && $0["state"] == "completed" }
+      try w.waitForJob(b)
     }
     #expect(try c.call("jobs.get", ["job": .int(a)], as: JobResult.self).job.state == .held)
     // Still active after the other job printed: it stays until resolved.
@@ -94,7 +94,7 @@ import Testing
     try lock.execute("BEGIN EXCLUSIVE")
     try c.call("printers.simulate", ["printer": "sim:zebra", "fault": nil])
     do {
-      _ = try w.waitFor("job") { $0["id"] == .int(a) && $0["state"] == "completed" }
+      try w.waitForJob(a)
     } catch {
       Issue.record("\(error)\n\(d.log.suffix(4000))")
       throw error
@@ -116,7 +116,7 @@ import Testing
     _ = try w.waitFor("alert") { $0["id"] == "saveError:job:new" && $0["state"] == "cleared" }
     // (b may have printed before this subscriber was served: job notifications are live.)
     if try c.call("jobs.get", ["job": .int(b)], as: JobResult.self).job.state != .completed {
-      _ = try w.waitFor("job") { $0["id"] == .int(b) && $0["state"] == "completed" }
+      try w.waitForJob(b)
     }
     d.stop()
     d = try DaemonProcess(["--simulate", "zebra=zpl"], directory: home)

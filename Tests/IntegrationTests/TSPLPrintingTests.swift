@@ -18,49 +18,25 @@ import Testing
 
   @Test func templateJob_printsThePreview_dotForDot_andItsBarcodesScan() throws {
     try withDaemon(Self.arguments) { d in
-      let c = try d.client()
-      let w = try d.client()
-      try w.call("subscribe", ["topics": ["jobs"]])
-      let template: JSONValue = [
-        "name": "parcel", "media": ["widthMM": 101.6, "lengthMM": 152.4],
-        "elements": [
-          [
-            "type": "text", "x": 6, "y": 6, "width": 90, "height": 12, "text": "${name}",
-            "weight": "bold",
-          ],
-          [
-            "type": "barcode", "x": 10, "y": 30, "height": 25, "symbology": "code128",
-            "data": "${sku}",
-          ],
-          ["type": "barcode", "x": 10, "y": 70, "height": 40, "symbology": "qr", "data": "${url}"],
+      let template = Fixtures.fourBySix(
+        "parcel",
+        more: [
           [
             "type": "barcode", "x": 10, "y": 120, "height": 20, "symbology": "ean13",
             "data": "${gtin}",
-          ],
-        ],
-      ]
-      try c.call("templates.save", ["template": template])
+          ]
+        ])
       let data: JSONValue = [
         "name": "Parcel 7 of 9", "sku": "SHIP-0042", "url": "https://shop.example/t/0042",
         "gtin": "4006381333931",
       ]
-      let job = try c.call(
-        "jobs.submit", ["printer": "sim:ship", "template": "parcel", "data": data],
-        as: JobResult.self
-      ).job
-      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
-      let output = try #require(d.simOutput("ship", job: job.id, ext: "tspl"))
+      let printed = try d.printTemplate(template, data: data, on: "ship", ext: "tspl")
+      let (c, output, previewBitmap) = (printed.client, printed.output, printed.preview)
       let pages = try Self.pages(output)
       let page = try #require(pages.first)
       #expect(pages.count == 1 && page.copies == 1 && !page.continuous && page.sensingSet)
       #expect(page.widthMM == 101.6 && page.lengthMM == 152.4)
       let image = try #require(page.image)
-      let preview = try c.call(
-        "labels.render",
-        ["template": "parcel", "data": data, "printer": "sim:ship", "format": "png"],
-        as: RenderResult.self)
-      let previewBitmap = try PNGCodec.decodeBitmap(
-        [UInt8](try #require(Data(base64Encoded: preview.data))))
       // TSPL prints the whole label: the page is the preview.
       #expect(image.width == 812 && image.height == 1218)
       #expect(image == previewBitmap)

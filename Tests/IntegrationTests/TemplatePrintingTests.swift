@@ -30,7 +30,7 @@ import Testing
         "jobs.submit", ["printer": "sim:zebra", "template": "shelf", "sku": "S1", "copies": 2],
         as: JobResult.self
       ).job
-      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+      try w.waitForJob(job.id)
       #expect(
         d.simOutput("zebra", job: job.id, ext: "zpl")
           == Array((Self.expectedMilk + Self.expectedMilk).utf8))
@@ -182,7 +182,7 @@ import Testing
         "jobs.submit", ["printer": "sim:zebra", "template": "small", "data": ["name": "Hi"]],
         as: JobResult.self
       ).job
-      _ = try w.waitFor("job") { $0["id"] == .int(job.id) && $0["state"] == "completed" }
+      try w.waitForJob(job.id)
       let zpl = String(
         decoding: try #require(d.simOutput("zebra", job: job.id, ext: "zpl")), as: UTF8.self)
       #expect(zpl.hasPrefix("^XA^CI28^PW406^LL203^LH0,0^FO"), "\(zpl)")

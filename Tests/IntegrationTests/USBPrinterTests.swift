@@ -23,15 +23,7 @@ struct USBPrinterTests {
   static func submitPNG(_ c: BlockingConnection, printer: String, _ bitmap: Bitmap, copies: Int = 1)
     throws -> Int
   {
-    let png = try PNGCodec.encode(bitmap)
-    return try c.call(
-      "jobs.submit",
-      [
-        "printer": .string(printer), "copies": .int(copies),
-        "document": ["format": "png", "data": .string(Data(png).base64EncodedString())],
-      ],
-      as: JobResult.self
-    ).job.id
+    try Fixtures.submitPNG(c, printer: printer, bitmap, copies: copies).id
   }
 
   static func subscriber(_ d: DaemonProcess) throws -> BlockingConnection {

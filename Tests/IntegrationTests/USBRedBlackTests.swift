@@ -25,13 +25,7 @@ extension USBPrinterTests {
       var red = Bitmap(width: 300, height: 160)
       red.fill(x: 150, y: 20, width: 120, height: 100)
       let png = try PNGCodec.encode(black: black, red: red)
-      let id = try c.call(
-        "jobs.submit",
-        [
-          "printer": .string(Self.ql),
-          "document": ["format": "png", "data": .string(Data(png).base64EncodedString())],
-        ], as: JobResult.self
-      ).job.id
+      let id = try Fixtures.submitPNG(c, printer: Self.ql, png: png).id
       let done = try w.waitForJob(id)
       #expect(done["printed"] == 1)
       Self.expectPage(bus.page("A1B2", 1), equals: black)

@@ -44,84 +44,69 @@ import Testing
     return out
   }
 
-  @Test func tsplDecoder_neverTraps() throws {
-    var page = Bitmap(width: 64, height: 40)
-    page.fill(x: 3, y: 3, width: 30, height: 20)
-    let job = try TSPLDriver(model: DriverTable.genericTSPL).encode(
-      pages: [page, page], media: Media(widthMM: 8, lengthMM: 5, kind: "labels"), dpi: 203)
+  /// Encodes two copies of `page` as a job of `driver`, mutates it 3000 times from `seed`
+  /// and reads each mutation back: `decode` (the decoder's page count) gives a bounded job
+  /// or a typed error, `alsoRead` whatever else reads a client's job (job facts). Some
+  /// mutations stay valid: the decoder was exercised both ways.
+  static func fuzz<D: LanguageDriver>(
+    _ driver: D, page: Bitmap, dpi: Int, seed: UInt64,
+    decode: ([UInt8]) throws -> Int, alsoRead: (D, [UInt8]) -> Void = { _, _ in }
+  ) throws {
+    let job = try driver.encode(
+      pages: [page, page], media: Media(widthMM: 8, lengthMM: 5, kind: "labels"), dpi: dpi)
     var decoded = 0
-    for bytes in Self.mutations(of: job, seed: 15, count: 3000) {
-      if let result = try? TSPLDecoder(dpi: 203).decode(bytes) {
+    for bytes in mutations(of: job, seed: seed, count: 3000) {
+      if let pages = try? decode(bytes) {
         decoded += 1
-        #expect(result.pages.count <= 100_000)
+        #expect(pages <= 100_000)
       }
-      _ = try? TSPLDriver(model: DriverTable.genericTSPL).jobFacts(bytes)
+      _ = driver.jobFacts(bytes)
+      alsoRead(driver, bytes)
     }
-    #expect(decoded > 0)  // some mutations stay valid: the decoder was exercised both ways
+    #expect(decoded > 0)
+  }
+
+  static func page(width: Int) -> Bitmap {
+    var page = Bitmap(width: width, height: 40)
+    page.fill(x: 3, y: 3, width: width / 2, height: 20)
+    return page
+  }
+
+  @Test func tsplDecoder_neverTraps() throws {
+    try Self.fuzz(
+      TSPLDriver(model: DriverTable.genericTSPL), page: Self.page(width: 64), dpi: 203, seed: 15
+    ) { try TSPLDecoder(dpi: 203).decode($0).pages.count }
   }
 
   @Test func epl2Decoder_neverTraps() throws {
-    var page = Bitmap(width: 64, height: 40)
-    page.fill(x: 3, y: 3, width: 30, height: 20)
-    let job = try EPL2Driver(model: DriverTable.genericEPL2).encode(
-      pages: [page, page], media: Media(widthMM: 8, lengthMM: 5, kind: "labels"), dpi: 203)
-    var decoded = 0
-    for bytes in Self.mutations(of: job, seed: 16, count: 3000) {
-      if let result = try? EPL2Decoder().decode(bytes) {
-        decoded += 1
-        #expect(result.pages.count <= 100_000)
-      }
-      _ = try? EPL2Driver(model: DriverTable.genericEPL2).jobFacts(bytes)
-    }
-    #expect(decoded > 0)
+    try Self.fuzz(
+      EPL2Driver(model: DriverTable.genericEPL2), page: Self.page(width: 64), dpi: 203, seed: 16
+    ) { try EPL2Decoder().decode($0).pages.count }
   }
 
   @Test func dymoLWDecoder_neverTraps() throws {
-    var page = Bitmap(width: 96, height: 40)
-    page.fill(x: 3, y: 3, width: 60, height: 20)
+    var page = Self.page(width: 96)
     page.fill(x: 70, y: 10, width: 1, height: 5)
-    let driver = try DymoLWDriver(
-      model: #require(DriverTable.model(named: "DYMO LabelWriter 450", language: .dymoLW)))
-    let job = try driver.encode(
-      pages: [page, page], media: Media(widthMM: 8, lengthMM: 5, kind: "labels"), dpi: 300)
-    var decoded = 0
-    for bytes in Self.mutations(of: job, seed: 18, count: 3000) {
-      if let result = try? DymoLWDecoder().decode(bytes) {
-        decoded += 1
-        #expect(result.pages.count <= 100_000)
-      }
-      _ = driver.jobFacts(bytes)
+    let driver: DymoLWDriver = try languageDriver("DYMO LabelWriter 450", .dymoLW)
+    try Self.fuzz(driver, page: page, dpi: 300, seed: 18) {
+      try DymoLWDecoder().decode($0).pages.count
     }
-    #expect(decoded > 0)
   }
 
   @Test func dymoLW5Decoder_neverTraps() throws {
-    var page = Bitmap(width: 96, height: 40)
-    page.fill(x: 3, y: 3, width: 60, height: 20)
-    let driver = try DymoLW5Driver(
-      model: #require(DriverTable.model(named: "DYMO LabelWriter 550", language: .dymoLW5)))
-    let job = try driver.encode(
-      pages: [page, page], media: Media(widthMM: 8, lengthMM: 5, kind: "labels"), dpi: 300)
-    var decoded = 0
-    for bytes in Self.mutations(of: job, seed: 19, count: 3000) {
-      if let result = try? DymoLW5Decoder().decode(bytes) {
-        decoded += 1
-        #expect(result.pages.count <= 100_000)
-      }
-      _ = driver.jobFacts(bytes)
-      #expect(driver.statusRepliesCarried(by: bytes) <= 1000)
-    }
-    #expect(decoded > 0)
+    let driver: DymoLW5Driver = try languageDriver("DYMO LabelWriter 550", .dymoLW5)
+    try Self.fuzz(
+      driver, page: Self.page(width: 96), dpi: 300, seed: 19,
+      decode: { try DymoLW5Decoder().decode($0).pages.count },
+      alsoRead: { driver, bytes in #expect(driver.statusRepliesCarried(by: bytes) <= 1000) })
   }
 
   @Test func statusParsers_neverTrap() throws {
     var g = Generator(state: 17)
     let tspl = try TSPLDriver(model: DriverTable.genericTSPL)
     let epl2 = try EPL2Driver(model: DriverTable.genericEPL2)
-    let dymo = try DymoLWDriver(
-      model: #require(DriverTable.model(named: "DYMO LabelWriter 450", language: .dymoLW)))
-    let dymo5 = try DymoLW5Driver(
-      model: #require(DriverTable.model(named: "DYMO LabelWriter 550", language: .dymoLW5)))
+    let dymo: DymoLWDriver = try languageDriver("DYMO LabelWriter 450", .dymoLW)
+    let dymo5: DymoLW5Driver = try languageDriver("DYMO LabelWriter 550", .dymoLW5)
     for _ in 0..<3000 {
       let bytes = (0..<g.below(40)).map { _ in UInt8(g.below(256)) }
       _ = tspl.scanStatus(bytes[...])

@@ -10,8 +10,7 @@ import Testing
   static func driver(_ name: String = "DYMO LabelWriter 550", settings: LabelSettings = .init())
     throws -> DymoLW5Driver
   {
-    try DymoLW5Driver(
-      model: #require(DriverTable.model(named: name, language: .dymoLW5)), settings: settings)
+    try languageDriver(name, .dymoLW5, settings: settings)
   }
 
   static func status(

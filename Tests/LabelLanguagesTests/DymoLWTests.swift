@@ -10,8 +10,7 @@ import Testing
   static func driver(_ name: String = "DYMO LabelWriter 450", settings: LabelSettings = .init())
     throws -> DymoLWDriver
   {
-    try DymoLWDriver(
-      model: #require(DriverTable.model(named: name, language: .dymoLW)), settings: settings)
+    try languageDriver(name, .dymoLW, settings: settings)
   }
 
   static let esc: UInt8 = 0x1B

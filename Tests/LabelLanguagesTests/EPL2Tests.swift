@@ -10,8 +10,7 @@ import Testing
   static func driver(_ name: String = "Generic EPL2 printer", settings: LabelSettings = .init())
     throws -> EPL2Driver
   {
-    try EPL2Driver(
-      model: #require(DriverTable.model(named: name, language: .epl2)), settings: settings)
+    try languageDriver(name, .epl2, settings: settings)
   }
 
   @Test func goldenBytes_mediaThenTheInkedRowsAsGraphics() throws {

@@ -10,8 +10,7 @@ import Testing
   static func driver(_ name: String = "Generic TSPL printer", settings: LabelSettings = .init())
     throws -> TSPLDriver
   {
-    try TSPLDriver(
-      model: #require(DriverTable.model(named: name, language: .tspl)), settings: settings)
+    try languageDriver(name, .tspl, settings: settings)
   }
 
   static func text(_ bytes: some Collection<UInt8>) -> String {
