@@ -35,6 +35,14 @@ struct CUPSTests {
     }
   }
 
+  /// The scenario most tests start from: a ZPL printer `label` on `h`'s server, labeld on
+  /// it, and a subscriber to alerts and jobs.
+  static func labelPrinter(_ h: CUPSHarness) throws -> (VirtualPrinter, DaemonProcess, Events) {
+    let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
+    let d = try daemon(h)
+    return (printer, d, try subscriber(h, d))
+  }
+
   /// A subscriber to alerts and jobs whose waits end at once when cupsd crashes.
   static func subscriber(_ h: CUPSHarness, _ d: DaemonProcess) throws -> Events {
     let w = try d.client()
@@ -42,16 +50,6 @@ struct CUPSTests {
     let events = Events(w)
     events.watch = { [weak h] in h?.schedulerFailure }
     return events
-  }
-
-  /// Waits for job `id` to reach `state` (from `job` notifications).
-  @discardableResult
-  static func waitForJob(_ w: Events, _ id: Int, _ state: String, timeout: Double = 30)
-    throws -> JSONValue
-  {
-    try w.waitFor("job", timeout: timeout) {
-      $0["id"] == .int(id) && $0["state"] == .string(state)
-    }
   }
 
   @Test func discovery_listsQueuesWithTheirLanguage_pinsAndUnknown() throws {
@@ -82,7 +80,7 @@ struct CUPSTests {
       #expect(png?.message.contains("--cups-language raw=") == true)
       let w = try Self.subscriber(h, d)
       let job = try Fixtures.submit(c, "cups:raw", "RAW BYTES")
-      try Self.waitForJob(w, job.id, "completed")
+      try w.waitForJob(job.id, state: "completed")
       #expect(h.printers[2].documents == [Array("RAW BYTES".utf8)])
 
       // A queue added later appears on printers.refresh.
@@ -94,12 +92,10 @@ struct CUPSTests {
 
   @Test func submit_withCopies_exactBytesArriveInTheSpool_oneCUPSJobPerCopy() throws {
     try CUPSHarness.run { h in
-      let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
-      let d = try Self.daemon(h)
-      let w = try Self.subscriber(h, d)
+      let (printer, d, w) = try Self.labelPrinter(h)
       let doc = "^XA^FO20,20^A0N,30,30^FDexact \u{00e9} bytes^FS^XZ\n"
       let job = try Fixtures.submit(try d.client(), "cups:label", doc, copies: 3)
-      let done = try Self.waitForJob(w, job.id, "completed")
+      let done = try w.waitForJob(job.id, state: "completed")
       #expect(done["printed"] == 3)
       #expect(printer.documents == Array(repeating: Array(doc.utf8), count: 3))
     }
@@ -110,16 +106,14 @@ struct CUPSTests {
   /// (same pid) still answers and prints a job of `lp`.
   @Test func labeldJobs_leaveTheSchedulerRunning_andLpStillPrints() throws {
     try CUPSHarness.run { h in
-      let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
-      let d = try Self.daemon(h)
-      let w = try Self.subscriber(h, d)
+      let (printer, d, w) = try Self.labelPrinter(h)
       let scheduler = try #require(h.cupsd)
       try Self.explained(h, d) {
         let c = try d.client()
         let first = try Fixtures.submit(c, "cups:label", "ONE", copies: 2)
         let second = try Fixtures.submit(c, "cups:label", "TWO")
-        try Self.waitForJob(w, first.id, "completed")
-        try Self.waitForJob(w, second.id, "completed")
+        try w.waitForJob(first.id, state: "completed")
+        try w.waitForJob(second.id, state: "completed")
         #expect(printer.documents == [Array("ONE".utf8), Array("ONE".utf8), Array("TWO".utf8)])
         try h.checkScheduler()
         #expect(h.cupsd === scheduler && scheduler.isRunning)
@@ -142,11 +136,11 @@ struct CUPSTests {
       let w = try Self.subscriber(h, d)
       let c = try d.client()
       let job = try Fixtures.submit(c, "cups:label", "HELD")
-      try Self.waitForJob(w, job.id, "processing")
+      try w.waitForJob(job.id, state: "processing")
       // The printer has the document: CUPS is printing it.
       try h.waitUntil("the printer received the job") { printer.documents.count == 1 }
       try c.call("jobs.cancel", ["job": .int(job.id)])
-      try Self.waitForJob(w, job.id, "canceled")
+      try w.waitForJob(job.id, state: "canceled")
       // CUPS has no job left to print.
       try h.waitUntil("CUPS canceled its job") {
         (try? h.tool("/usr/bin/lpstat", ["-o", "label"]))?.isEmpty == true
@@ -154,7 +148,7 @@ struct CUPSTests {
       // (The virtual printer itself finishes its copy when released; CUPS no longer waits.)
       printer.set("hold", false)
       let next = try Fixtures.submit(c, "cups:label", "NEXT")
-      try Self.waitForJob(w, next.id, "completed")
+      try w.waitForJob(next.id, state: "completed")
       #expect(try c.call("jobs.get", ["job": .int(job.id)], as: JobResult.self).job.printed == 0)
     }
   }
@@ -176,16 +170,14 @@ struct CUPSTests {
       printer.set("media-empty", false)
       let cleared = try w.waitFor("alert") { $0["state"] == "cleared" }
       #expect(cleared["id"] == "printerError:cups:label")
-      try Self.waitForJob(w, job.id, "completed")
+      try w.waitForJob(job.id, state: "completed")
       #expect(printer.documents == [Array("PAPER".utf8)])
     }
   }
 
   @Test func printerKilled_isOffline_namingTheJob_thenPrintsWhenItIsBack() throws {
     try CUPSHarness.run { h in
-      let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
-      let d = try Self.daemon(h)
-      let w = try Self.subscriber(h, d)
+      let (printer, d, w) = try Self.labelPrinter(h)
       printer.kill()
       let job = try Fixtures.submit(try d.client(), "cups:label", "LATE")
       let raised = try w.waitFor("alert", timeout: 20) {
@@ -197,12 +189,12 @@ struct CUPSTests {
       try h.waitUntil("CUPS aborted its job", timeout: 20) {
         (try? h.tool("/usr/bin/lpstat", ["-o", "label"]))?.isEmpty == true
       }
-      try Self.waitForJob(w, job.id, "held")
+      try w.waitForJob(job.id, state: "held")
       try printer.start()
       _ = try w.waitFor("alert", timeout: 30) {
         $0["id"] == "printerError:cups:label" && $0["state"] == "cleared"
       }
-      try Self.waitForJob(w, job.id, "completed")
+      try w.waitForJob(job.id, state: "completed")
       #expect(printer.documents == [Array("LATE".utf8)])
     }
   }
@@ -215,7 +207,7 @@ struct CUPSTests {
       let w = try Self.subscriber(h, d)
       try Self.explained(h, d) {
         let job = try Fixtures.submit(try d.client(), "cups:label", "LOST")
-        try Self.waitForJob(w, job.id, "processing")
+        try w.waitForJob(job.id, state: "processing")
         try h.waitUntil("the printer received the job") { printer.documents.count == 1 }
         // The backend has the printer's answer to Send-Document and follows the job there
         // (it has set cups-waiting-for-job-completed on the queue). Killed before that answer, the printer loses the label and
@@ -231,7 +223,7 @@ struct CUPSTests {
         printer.kill()
         printer.set("hold", false)
         try printer.start()
-        let aborted = try Self.waitForJob(w, job.id, "aborted", timeout: 60)
+        let aborted = try w.waitForJob(job.id, state: "aborted", timeout: 60)
         #expect(aborted["error"]?["reason"] == "jobAborted")
         #expect(
           aborted["error"]?["message"]?.stringValue?.contains("cups-ipp-missing-job-history")
@@ -244,7 +236,7 @@ struct CUPSTests {
         #expect(printer.documents.isEmpty)
         // The reason stays on the idle printer; the next job is not mistaken for a lost one.
         let next = try Fixtures.submit(try d.client(), "cups:label", "AGAIN")
-        try Self.waitForJob(w, next.id, "completed")
+        try w.waitForJob(next.id, state: "completed")
         #expect(printer.documents == [Array("AGAIN".utf8)])
       }
     }
@@ -252,9 +244,7 @@ struct CUPSTests {
 
   @Test func queueDisabled_isPaused_jobsWait_andPrintWhenEnabled() throws {
     try CUPSHarness.run { h in
-      let printer = try h.addPrinter("label", description: "Zebra ZPL Label")
-      let d = try Self.daemon(h)
-      let w = try Self.subscriber(h, d)
+      let (printer, d, w) = try Self.labelPrinter(h)
       let c = try d.client()
       try Self.explained(h, d) {
         try h.tool("/usr/sbin/cupsdisable", ["-r", "maintenance", "label"])
@@ -274,7 +264,7 @@ struct CUPSTests {
         _ = try w.waitFor("alert") {
           $0["id"] == "printerError:cups:label" && $0["state"] == "cleared"
         }
-        try Self.waitForJob(w, job.id, "completed")
+        try w.waitForJob(job.id, state: "completed")
         #expect(printer.documents == [Array("WAIT".utf8)])
       }
     }
@@ -312,7 +302,7 @@ struct CUPSTests {
       var d = try Self.daemon(h, directory: home)
       var w = try Self.subscriber(h, d)
       let job = try Fixtures.submit(try d.client(), "cups:label", "ONCE")
-      try Self.waitForJob(w, job.id, "processing")
+      try w.waitForJob(job.id, state: "processing")
       try h.waitUntil("the printer received the job") { printer.documents.count == 1 }
       d.stop()
       #expect(d.process.terminationStatus == 0)
@@ -320,7 +310,7 @@ struct CUPSTests {
       d = try Self.daemon(h, directory: home)
       w = try Self.subscriber(h, d)
       printer.set("hold", false)
-      try Self.waitForJob(w, job.id, "completed")
+      try w.waitForJob(job.id, state: "completed")
       #expect(printer.documents == [Array("ONCE".utf8)], "the copy was sent once")
       #expect(d.log.contains("following CUPS job"))
     }
@@ -388,7 +378,7 @@ struct CUPSTests {
       let raised = try w.waitFor("alert") { $0["state"] == "active" && $0["reason"] == "offline" }
       #expect(raised["printer"] == "cups:label")
       try h.startCUPSD()
-      try Self.waitForJob(w, job.id, "completed")
+      try w.waitForJob(job.id, state: "completed")
       #expect(printer.documents == [Array("AFTER RESTART".utf8)])
       #expect(d.process.isRunning)
     }

@@ -41,13 +41,11 @@ struct USBPrinterTests {
     sourceLocation: SourceLocation = #_sourceLocation
   ) throws {
     try USBEmulator.run(printers: [emulator]) { bus, d in
-      let c = try d.client()
-      let w = try subscriber(d)
-      try bus.apply(serial, set)
       let card = RasterPrintingTests.testCard(width: 120, height: 60)
-      let id = try submitPNG(c, printer: printer, card)
-      let alert = try w.waitForPrinterError(printer, reason: reason)
-      #expect(alert["job"] == .int(id), sourceLocation: sourceLocation)
+      let (w, id) = try jobHeldByFault(
+        bus, d, serial: serial, printer: printer, command: set, reason: reason, card: card,
+        sourceLocation: sourceLocation
+      ).pair
       #expect(bus.files(serial, prefix: "label-").isEmpty, sourceLocation: sourceLocation)
       try bus.control("\(serial) \(clear)")
       let done = try w.waitForJob(id)
@@ -56,6 +54,30 @@ struct USBPrinterTests {
       #expect(labels == ["label-1.pbm"], sourceLocation: sourceLocation)
       #expect(shows(bus.page(serial, 1, prefix: "label-"), card), sourceLocation: sourceLocation)
     }
+  }
+
+  /// A job the printer's fault holds: the emulator of `serial` is told `command` (when
+  /// given), `card` is sent to `printer`, and the printerError with `reason` that follows
+  /// must name the job.
+  struct HeldJob {
+    let client: BlockingConnection
+    let events: BlockingConnection
+    let id: Int
+    var pair: (BlockingConnection, Int) { (events, id) }
+  }
+
+  static func jobHeldByFault(
+    _ bus: USBEmulator, _ d: DaemonProcess, serial: String = "A1B2", printer: String = ql,
+    command: String?, reason: Reason, card: Bitmap,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> HeldJob {
+    let c = try d.client()
+    let w = try subscriber(d)
+    if let command { try bus.apply(serial, command) }
+    let id = try submitPNG(c, printer: printer, card)
+    let alert = try w.waitForPrinterError(printer, reason: reason)
+    #expect(alert["job"] == .int(id), "\(alert)", sourceLocation: sourceLocation)
+    return HeldJob(client: c, events: w, id: id)
   }
 
   /// The test card's dots inside the printed page (the rest must be white).
@@ -147,13 +169,9 @@ struct USBPrinterTests {
     set: String, clear: String, reason: Reason
   ) throws {
     try USBEmulator.run(printers: ["ql820:A1B2"]) { bus, d in
-      let c = try d.client()
-      let w = try Self.subscriber(d)
-      try bus.apply("A1B2", set)
       let card = RasterPrintingTests.testCard(width: 300, height: 160)
-      let id = try Self.submitPNG(c, printer: Self.ql, card)
-      let alert = try w.waitForPrinterError(Self.ql, reason: reason)
-      #expect(alert["job"] == .int(id), "\(alert)")
+      let held = try Self.jobHeldByFault(bus, d, command: set, reason: reason, card: card)
+      let (c, w, id) = (held.client, held.events, held.id)
       #expect(try c.call("jobs.get", ["job": .int(id)], as: JobResult.self).job.printed == 0)
       #expect(bus.files("A1B2", prefix: "page-").isEmpty)
       try bus.control("A1B2 \(clear)")
@@ -169,13 +187,10 @@ struct USBPrinterTests {
   /// "printing completed", so the copy is not counted; it prints once after the cover closes.
   @Test func coverOpensMidJob_theCopyIsNotCounted_andPrintsOnceAfterwards() throws {
     try USBEmulator.run(printers: ["ql820:A1B2"]) { bus, d in
-      let c = try d.client()
-      let w = try Self.subscriber(d)
-      try bus.apply("A1B2", "fail-next-page cover")
       let card = RasterPrintingTests.testCard(width: 400, height: 200)
-      let id = try Self.submitPNG(c, printer: Self.ql, card)
-      let alert = try w.waitForPrinterError(Self.ql, reason: .coverOpen)
-      #expect(alert["job"] == .int(id))
+      let (w, id) = try Self.jobHeldByFault(
+        bus, d, command: "fail-next-page cover", reason: .coverOpen, card: card
+      ).pair
       #expect(bus.events.contains("A1B2 error page not printed"))
       try bus.control("A1B2 cover closed")
       _ = try w.waitForJob(id)
@@ -188,14 +203,11 @@ struct USBPrinterTests {
   /// the same id, and the job prints once after the replug.
   @Test func unplugMidTransfer_jobWaits_andCompletesAfterReplug() throws {
     try USBEmulator.run(printers: ["ql820:A1B2"]) { bus, d in
-      let c = try d.client()
-      let w = try Self.subscriber(d)
       try bus.control("A1B2 unplug-after 3000")
       #expect(bus.waitForEvent("A1B2 did unplug-after"))
       let card = RasterPrintingTests.testCard(width: 696, height: 600)
-      let id = try Self.submitPNG(c, printer: Self.ql, card)
-      let alert = try w.waitForPrinterError(Self.ql, reason: .disconnected)
-      #expect(alert["job"] == .int(id))
+      let held = try Self.jobHeldByFault(bus, d, command: nil, reason: .disconnected, card: card)
+      let (c, w, id) = (held.client, held.events, held.id)
       #expect(bus.waitForEvent("A1B2 unplugged"))
       let gone = try c.call("printers.get", ["printer": .string(Self.ql)], as: PrinterResult.self)
       #expect(gone.printer.reasons == [.disconnected] && gone.printer.state == .stopped)
