@@ -352,13 +352,10 @@ struct USBPrinterTests {
   /// twice), and the job prints once after it clears.
   @Test func zebraMediaOut_jobWaits_andPrintsOnce() throws {
     try USBEmulator.run(printers: ["zebra:Z9"]) { bus, d in
-      let c = try d.client()
-      let w = try Self.subscriber(d)
-      try bus.apply("Z9", "errors 1")
-      let id = try Self.submitPNG(
-        c, printer: Self.zebra, RasterPrintingTests.testCard(width: 100, height: 50))
-      let alert = try w.waitForPrinterError(Self.zebra, reason: .mediaEmpty)
-      #expect(alert["job"] == .int(id))
+      let (w, id) = try Self.jobHeldByFault(
+        bus, d, serial: "Z9", printer: Self.zebra, command: "errors 1", reason: .mediaEmpty,
+        card: RasterPrintingTests.testCard(width: 100, height: 50)
+      ).pair
       #expect(bus.files("Z9", prefix: "label-").isEmpty)
       try bus.control("Z9 errors 0")
       _ = try w.waitForJob(id)
@@ -404,13 +401,10 @@ struct USBPrinterTests {
   /// fault too, not a confirmation.
   @Test func garbledZebraStatus_isACommunicationFault_notASilentSuccess() throws {
     try USBEmulator.run(printers: ["zebra:Z9"]) { bus, d in
-      let c = try d.client()
-      let w = try Self.subscriber(d)
-      try bus.apply("Z9", "garbage on")
-      let id = try Self.submitPNG(
-        c, printer: Self.zebra, RasterPrintingTests.testCard(width: 80, height: 40))
-      let alert = try w.waitForPrinterError(Self.zebra, reason: .communication)
-      #expect(alert["job"] == .int(id))
+      let held = try Self.jobHeldByFault(
+        bus, d, serial: "Z9", printer: Self.zebra, command: "garbage on", reason: .communication,
+        card: RasterPrintingTests.testCard(width: 80, height: 40))
+      let (c, w, id) = (held.client, held.events, held.id)
       #expect(d.log.contains("is not a status"))
       #expect(try c.call("jobs.get", ["job": .int(id)], as: JobResult.self).job.printed == 0)
       try bus.control("Z9 garbage off")

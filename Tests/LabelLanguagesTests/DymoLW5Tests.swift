@@ -64,14 +64,7 @@ import Testing
   }
 
   @Test func pages_decodeBackToTheSameDots() throws {
-    var page = Bitmap(width: 672, height: 375)
-    var seed: UInt32 = 11
-    for y in 0..<page.height {
-      for x in 0..<page.width {
-        seed = seed &* 1_103_515_245 &+ 12345
-        if seed >> 28 < 5 { page[x, y] = true }
-      }
-    }
+    let page = noise(width: 672, height: 375, seed: 11, density: 5)
     let driver = try Self.driver()
     let bytes = try driver.encode(
       pages: [page, page], media: Media(widthMM: 57.15, lengthMM: 31.75, kind: "labels"),

@@ -53,14 +53,8 @@ import Testing
   }
 
   @Test func pages_decodeBackToTheSameDots_shortFeedsBetweenAFullOneLast() throws {
-    var page = Bitmap(width: 672, height: 375)  // 2.25 x 1.25 in, the head's width
-    var seed: UInt32 = 7
-    for y in 0..<page.height where y % 9 != 4 {
-      for x in 0..<page.width {
-        seed = seed &* 1_103_515_245 &+ 12345
-        if seed >> 28 < 3 { page[x, y] = true }
-      }
-    }
+    // 2.25 x 1.25 in, the head's width
+    var page = noise(width: 672, height: 375, seed: 7, density: 3, skipping: { $0 % 9 == 4 })
     page.fill(x: 0, y: 300, width: 672, height: 40)  // rows that compress
     let driver = try Self.driver()
     let media = Media(widthMM: 57.15, lengthMM: 31.75, kind: "labels")

@@ -41,14 +41,8 @@ import Testing
   }
 
   @Test func pages_decodeBackToTheSameDots() throws {
-    var page = Bitmap(width: 812, height: 1218)
-    var seed: UInt32 = 99
-    for y in 0..<page.height where y % 7 != 3 {  // some white rows between the runs
-      for x in 0..<page.width {
-        seed = seed &* 1_103_515_245 &+ 12345
-        if seed >> 28 < 4 { page[x, y] = true }
-      }
-    }
+    // some white rows between the runs
+    let page = noise(width: 812, height: 1218, seed: 99, density: 4, skipping: { $0 % 7 == 3 })
     let driver = try Self.driver()
     let media = Media(widthMM: 101.6, lengthMM: 152.4, kind: "labels")
     let bytes = try driver.encode(pages: [page, page], media: media, dpi: 203)

@@ -51,14 +51,7 @@ import Testing
 
   @Test func pages_decodeBackToTheSameDots() throws {
     // A 4 x 6 in label at 203 dpi is 812 x 1218 dots; a pattern with every bit position.
-    var page = Bitmap(width: 812, height: 1218)
-    var seed: UInt32 = 12345
-    for y in 0..<page.height {
-      for x in 0..<page.width {
-        seed = seed &* 1_103_515_245 &+ 12345
-        if seed >> 28 < 5 { page[x, y] = true }
-      }
-    }
+    let page = noise(width: 812, height: 1218, seed: 12345, density: 5)
     var blank = Bitmap(width: 812, height: 1218)
     blank.fill(x: 100, y: 100, width: 300, height: 20)
     let driver = try Self.driver()
