@@ -56,6 +56,10 @@ public final class EventLoop: @unchecked Sendable {
   private let thread = Mutex<pthread_t?>(nil)
   private let work = Mutex(Work())
   private let turnCount = Atomic<Int>(0)
+  /// Jobs and timers waiting (changed under `work`'s lock): while there are none, as
+  /// when every client only asks and is answered, a turn of the loop takes no lock and
+  /// reads no clock.
+  private let waiting = Atomic<Int>(0)
   private struct Work {
     var jobs: [Job] = []
     var timers = TimerHeap<Job>()
@@ -125,6 +129,7 @@ public final class EventLoop: @unchecked Sendable {
     work.withLock { w in
       w.jobs.removeAll()
       w.timers.removeAll()
+      waiting.store(0, ordering: .releasing)
     }
   }
 
@@ -134,6 +139,7 @@ public final class EventLoop: @unchecked Sendable {
     let wake = work.withLock { w in
       guard !stopping.load(ordering: .relaxed) else { return false }
       w.jobs.append(job)
+      waiting.add(1, ordering: .releasing)
       defer { w.woken = true }
       return !w.woken
     }
@@ -148,6 +154,7 @@ public final class EventLoop: @unchecked Sendable {
       guard !stopping.load(ordering: .relaxed) else { return false }
       let sooner = w.timers.earliest.map { deadline < $0 } ?? true
       w.timers.add(job, at: deadline)
+      waiting.add(1, ordering: .releasing)
       // The loop waits until its earliest timer: an earlier one must wake it to wait less.
       guard sooner, !w.woken else { return false }
       w.woken = true
@@ -226,6 +233,7 @@ public final class EventLoop: @unchecked Sendable {
   /// How long `epoll_wait` may wait: not at all with work waiting, until the earliest
   /// timer (rounded up, so a timer never finds itself early), or for ever.
   private func waitMilliseconds() -> Int32 {
+    guard waiting.load(ordering: .acquiring) > 0 else { return -1 }
     enum Next { case work, timer(ContinuousClock.Instant), nothing }
     let next = work.withLock { w -> Next in
       if !w.jobs.isEmpty { return .work }
@@ -245,11 +253,15 @@ public final class EventLoop: @unchecked Sendable {
 
   /// Runs the work handed over and the timers that are due, timers first.
   private func runWork() {
+    // Work handed over after this load wrote the wake descriptor: the next turn runs it.
+    guard waiting.load(ordering: .acquiring) > 0 else { return }
     let (jobs, due) = work.withLock { w in
       w.woken = false
       var jobs: [Job] = []
       swap(&jobs, &w.jobs)
-      return (jobs, w.timers.takeDue(by: .now))
+      let due = w.timers.takeDue(by: .now)
+      waiting.subtract(jobs.count + due.count, ordering: .releasing)
+      return (jobs, due)
     }
     for job in due { job() }
     for job in jobs { job() }
