@@ -63,17 +63,21 @@ struct PeerCredentialTests {
     ["jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": params]
   }
 
+  /// A job root submitted to sim:zebra, paused so that the job stays pending (there is
+  /// something to cancel), and root's connection.
+  static func rootsPendingJob(_ d: DaemonProcess) throws -> (BlockingConnection, Job) {
+    let root = try d.client()
+    try root.call("printers.simulate", ["printer": "sim:zebra", "fault": "paused"])
+    let job = try Fixtures.submit(root, "sim:zebra", "^XA^XZ")
+    return (root, job)
+  }
+
   @Test func cancelRules_followTheJobOwnersUid() throws {
     try withDaemon(Self.args) { d in
       chmod(d.directory.path, 0o755)  // let nobody reach the socket
-      let root = try d.client()
-      // A paused printer keeps every job pending, so there is something to cancel.
-      try root.call("printers.simulate", ["printer": "sim:zebra", "fault": "paused"])
-      let doc: JSONValue = ["format": "native", "data": base64("^XA^XZ")]
-      let rootJob = try root.call(
-        "jobs.submit", ["printer": "sim:zebra", "document": doc], as: JobResult.self
-      ).job
+      let (root, rootJob) = try Self.rootsPendingJob(d)
       #expect(rootJob.owner.uid == 0)
+      let doc: JSONValue = ["format": "native", "data": base64("^XA^XZ")]
 
       let replies = try Self.asNobody(
         d.socketPath,
@@ -168,12 +172,7 @@ struct PeerCredentialTests {
   @Test func adminGroupMembers_mayUseAdminMethods() throws {
     try withDaemon(Self.args + ["--admin-group", "users"]) { d in
       chmod(d.directory.path, 0o755)
-      let root = try d.client()
-      try root.call("printers.simulate", ["printer": "sim:zebra", "fault": "paused"])
-      let doc: JSONValue = ["format": "native", "data": base64("^XA^XZ")]
-      let rootJob = try root.call(
-        "jobs.submit", ["printer": "sim:zebra", "document": doc], as: JobResult.self
-      ).job
+      let (_, rootJob) = try Self.rootsPendingJob(d)
       let replies = try Self.asNobody(
         d.socketPath,
         [

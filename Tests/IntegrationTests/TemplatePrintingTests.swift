@@ -14,6 +14,16 @@ import Testing
     + "^FO4,4^GB398,195,2,B,0^FS"
     + "^PQ1^XZ"
 
+  /// The shelf label of product S1 as `labels.render` gives it for sim:zebra (native).
+  static func shelfLabel(_ d: DaemonProcess) throws -> RenderResult {
+    let c = try d.client()
+    try setUp(c)
+    return try c.call(
+      "labels.render",
+      ["template": "shelf", "sku": "S1", "printer": "sim:zebra", "format": "native"],
+      as: RenderResult.self)
+  }
+
   static func setUp(_ c: BlockingConnection) throws {
     try c.call("templates.save", ["template": Fixtures.shelfTemplate])
     try c.call(
@@ -39,12 +49,8 @@ import Testing
 
   @Test func labelsRenderNative_isTheSameZPL() throws {
     try withDaemon { d in
+      let r = try Self.shelfLabel(d)
       let c = try d.client()
-      try Self.setUp(c)
-      let r = try c.call(
-        "labels.render",
-        ["template": "shelf", "sku": "S1", "printer": "sim:zebra", "format": "native"],
-        as: RenderResult.self)
       #expect(r.mediaType == "application/vnd.zebra-zpl")
       #expect(r.width == 406 && r.height == 203)
       #expect(Data(base64Encoded: r.data) == Data(Self.expectedMilk.utf8))
@@ -191,12 +197,7 @@ import Testing
 
   @Test func printerDarknessAndFinishing_goIntoTheLabel() throws {
     try withDaemon(["--simulate", "zebra=zpl,darkness=22,finish=peel"]) { d in
-      let c = try d.client()
-      try Self.setUp(c)
-      let r = try c.call(
-        "labels.render",
-        ["template": "shelf", "sku": "S1", "printer": "sim:zebra", "format": "native"],
-        as: RenderResult.self)
+      let r = try Self.shelfLabel(d)
       let zpl = String(decoding: Data(base64Encoded: r.data) ?? Data(), as: UTF8.self)
       #expect(zpl.hasPrefix("~SD22^XA^CI28"))
       #expect(zpl.contains("^MMP"))
