@@ -222,25 +222,28 @@ struct USBPrinterTests {
     }
   }
 
+  /// Jobs left waiting in state directory `dir`: the QL's cover is open, `count` copies of
+  /// `card` are sent, and labeld stops (cleanly) with them waiting.
+  static func jobsWaitingBehindTheCover(in dir: URL, _ card: Bitmap, count: Int) throws -> [Int] {
+    let bus = try USBEmulator(printers: ["ql820:A1B2"], directory: dir)
+    let d = bus.daemon
+    let c = try d.client()
+    let w = try subscriber(d)
+    try bus.apply("A1B2", "cover open")
+    let ids = try (0..<count).map { _ in try submitPNG(c, printer: ql, card) }
+    _ = try w.waitForPrinterError(ql, reason: .coverOpen)
+    try d.stopCleanly()
+    return ids
+  }
+
   /// labeld restarted while the printer is unplugged: its waiting job is kept (not
   /// aborted as an orphan), and prints once labeld finds the printer again.
   @Test func restartWhileUnplugged_keepsTheJob_andPrintsItWhenThePrinterIsBack() throws {
     let dir = DaemonProcess.makeTempDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let card = RasterPrintingTests.testCard(width: 300, height: 200)
-    var id = 0
-    do {
-      // The cover is open: the job waits.
-      let bus = try USBEmulator(printers: ["ql820:A1B2"], directory: dir)
-      let d = bus.daemon
-      let c = try d.client()
-      let w = try Self.subscriber(d)
-      try bus.apply("A1B2", "cover open")
-      id = try Self.submitPNG(c, printer: Self.ql, card)
-      _ = try w.waitForPrinterError(Self.ql, reason: .coverOpen)
-      d.stop()
-      #expect(d.process.terminationStatus == 0)
-    }
+    // The cover is open: the job waits.
+    let id = try Self.jobsWaitingBehindTheCover(in: dir, card, count: 1)[0]
     do {
       // No printer on the bus at all: the job is still there, waiting.
       let d = try DaemonProcess(["--simulate", "zebra=zpl"], directory: dir)
@@ -278,20 +281,7 @@ struct USBPrinterTests {
     let dir = DaemonProcess.makeTempDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let card = RasterPrintingTests.testCard(width: 300, height: 200)
-    var ids: [Int] = []
-    do {
-      let bus = try USBEmulator(printers: ["ql820:A1B2"], directory: dir)
-      let d = bus.daemon
-      let c = try d.client()
-      let w = try Self.subscriber(d)
-      try bus.apply("A1B2", "cover open")
-      ids = [
-        try Self.submitPNG(c, printer: Self.ql, card),
-        try Self.submitPNG(c, printer: Self.ql, card),
-      ]
-      _ = try w.waitForPrinterError(Self.ql, reason: .coverOpen)
-      d.stop()
-    }
+    let ids = try Self.jobsWaitingBehindTheCover(in: dir, card, count: 2)
     let d = try DaemonProcess(["--simulate", "zebra=zpl"], directory: dir)
     let c = try d.client()
     func waitingAlert() throws -> PrinterErrorDetails? {

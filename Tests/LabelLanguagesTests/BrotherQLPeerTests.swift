@@ -188,16 +188,10 @@ enum QLPeer {
       "bits": .string(bitmap.bytes.map { String(format: "%02x", $0) }.joined()),
       "compress": .bool(compress),
     ]
-    let hex = String(
-      decoding: try PeerPython.run(
-        python!, script, input: Data(JSONValue.object(job).serialized())),
-      as: UTF8.self)
-    var bytes: [UInt8] = []
-    var i = hex.startIndex
-    while i < hex.endIndex, let j = hex.index(i, offsetBy: 2, limitedBy: hex.endIndex) {
-      bytes.append(UInt8(hex[i..<j], radix: 16) ?? 0)
-      i = j
-    }
-    return bytes
+    return Self.bytes(
+      String(
+        decoding: try PeerPython.run(
+          python!, script, input: Data(JSONValue.object(job).serialized())),
+        as: UTF8.self))
   }
 }
