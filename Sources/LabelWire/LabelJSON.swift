@@ -30,10 +30,12 @@ public enum LabelJSON {
     return d
   }
 
-  /// Encodes `value` as a JSON value tree (for error data and generic plumbing), without
-  /// writing it out as text.
+  /// Encodes `value` as a JSON value tree (for error data and generic plumbing): written
+  /// by the one writer the protocol's answers use, then parsed, so the tree is exactly the
+  /// text a client receives (no second encoder to keep in step; none of its callers is on
+  /// a hot path).
   public static func value<T: Encodable>(_ value: T) throws -> JSONValue {
-    try JSONValueEncoder().encode(value)
+    try JSONValue.parse(JSONWriter.write(value))
   }
 
   /// Decodes a typed value from a JSON value tree (a request's params as parsed); a
