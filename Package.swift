@@ -121,13 +121,30 @@ let package = Package(
         "LabelLanguages", "LabelLog", "LabelInterfaces",
       ]),
     // The composition root: configuration, start-up, shutdown, reload.
+    // The HTTP endpoint: libmicrohttpd parses HTTP and runs TLS on GnuTLS, one C module
+    // (both opened on first use, like the drawing stack: lazy-*.c from
+    // scripts/lazy-stubs.py; apt: libmicrohttpd-dev, libgnutls28-dev), a typed wrapper
+    // (one owner per handle), and the web room: WebSocket framing into the Unix socket's
+    // connection pipeline, tokens, the status page and /metrics.
+    .target(name: "CHTTP"),
+    .target(name: "LabelHTTP", dependencies: ["CHTTP", "LabelPOSIX"]),
+    .target(
+      name: "LabelWeb",
+      dependencies: [
+        "LabelHTTP", "LabelServer", "LabelCore", "LabelStore", "LabelLog", "LabelPOSIX",
+        "LabelWire",
+      ],
+      resources: [
+        .embedInCode("Assets/index.html"), .embedInCode("Assets/style.css"),
+        .embedInCode("Assets/client.js"), .embedInCode("Assets/page.js"),
+      ]),
     .target(
       name: "LabelDaemon",
       dependencies: [
         "LabelCore", "LabelWire", "LabelPOSIX", "LabelLog", "LabelEvents", "LabelStore",
         "LabelScheduler",
         "LabelInterfaces", "LabelConcurrency", "LabelTransportSim", "LabelTransportCUPS",
-        "LabelTransportUSB", "LabelTransportNet", "LabelServer",
+        "LabelTransportUSB", "LabelTransportNet", "LabelServer", "LabelWeb",
       ]),
     // The test kit: a fake transport, a store in memory and the daemon's parts wired for
     // unit tests of the queue and the dispatcher.

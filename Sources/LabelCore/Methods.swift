@@ -26,6 +26,10 @@ public enum Method: String, Sendable, CaseIterable {
   case subscribe
   /// labeld addition: what is on the USB bus and why each device is or is not a printer.
   case devicesList = "devices.list"
+  /// labeld addition: the web endpoint's bearer tokens (administrators only).
+  case tokensCreate = "tokens.create"
+  case tokensList = "tokens.list"
+  case tokensRevoke = "tokens.revoke"
 }
 
 /// Server-to-client notification names.
@@ -151,4 +155,39 @@ public enum LabelVersion {
   public static let server = "labeld"
   public static let version = "0.1.0"
   public static let protocolVersion = 1
+}
+
+/// A web token as listed: never its secret, which exists only in `TokenCreated`.
+public struct TokenInfo: Codable, Sendable, Equatable {
+  public var name: String
+  /// `viewer`, `operator` or `admin`.
+  public var role: String
+  public var createdAt: String
+  public init(name: String, role: String, createdAt: String) {
+    self.name = name
+    self.role = role
+    self.createdAt = createdAt
+  }
+}
+public struct TokenCreated: Codable, Sendable, Equatable {
+  public var token: TokenInfo
+  /// The bearer secret, shown this once: labeld keeps only its SHA-256.
+  public var secret: String
+  public init(token: TokenInfo, secret: String) {
+    self.token = token
+    self.secret = secret
+  }
+}
+public struct TokensResult: Codable, Sendable, Equatable {
+  public var tokens: [TokenInfo]
+  public init(tokens: [TokenInfo]) { self.tokens = tokens }
+}
+public struct RevokeResult: Codable, Sendable, Equatable {
+  public var revoked: Bool
+  /// Open web connections of the token, closed at once.
+  public var closed: Int
+  public init(revoked: Bool, closed: Int) {
+    self.revoked = revoked
+    self.closed = closed
+  }
 }

@@ -77,8 +77,11 @@ public struct RPCError: Error, Sendable, Equatable {
   public static func saveFailed(message: String, alert: JSONValue) -> RPCError {
     RPCError(.saveFailed, "save failed: \(message)", data: alert)
   }
-  public static func notPermitted(uid: UInt32, _ detail: String) -> RPCError {
-    RPCError(.notPermitted, "not permitted: \(detail)", data: ["uid": .int(Int(uid))])
+  /// `token`: the name of the web token the caller signed in with, if it did.
+  public static func notPermitted(uid: UInt32, token: String? = nil, _ detail: String) -> RPCError {
+    var data: [String: JSONValue] = ["uid": .int(Int(uid))]
+    if let token { data["token"] = .string(token) }
+    return RPCError(.notPermitted, "not permitted: \(detail)", data: .object(data))
   }
   public static func notFound(entity: String, key: String) -> RPCError {
     RPCError(

@@ -2,6 +2,7 @@ import LabelCore
 import LabelScheduler
 import LabelTransportNet
 import LabelTransportSim
+import LabelWeb
 
 /// The settings whose words name a transport's types, read here so that the daemon's
 /// command line (the `labeld` executable) goes through the composition root and never
@@ -27,5 +28,49 @@ extension DaemonConfig {
       throw SpecError("--interrupted-jobs must be resend or abort")
     }
     interruptedJobs = policy
+  }
+}
+
+extension DaemonConfig {
+  /// `--listen-http` (`http =`), `--tls-cert`, `--tls-key`, `--tls-self-signed`, `--web-origin`.
+  public mutating func setWeb(_ flag: String, _ value: String) throws(SpecError) {
+    switch flag {
+    case "--listen-http", "--http":
+      switch HTTPAddress.parse(value) {
+      case .success(let address): web.listen.append(address)
+      case .failure(let error): throw SpecError("--listen-http \(error.description)")
+      }
+    case "--tls-cert": web.certificatePath = value.isEmpty ? nil : value
+    case "--tls-key": web.keyPath = value.isEmpty ? nil : value
+    case "--tls-self-signed":
+      guard let on = SpecError.yesNo(value) else {
+        throw SpecError("tls-self-signed must be yes or no, got \"\(value)\"")
+      }
+      web.selfSigned = on
+    case "--web-origin":
+      guard value.hasPrefix("http://") || value.hasPrefix("https://"), !value.hasSuffix("/")
+      else {
+        throw SpecError(
+          "--web-origin is a scheme and host (https://pos.example.com), got \"\(value)\"")
+      }
+      web.allowedOrigins.append(value)
+    default: throw SpecError("\(flag) is not a web setting")
+    }
+  }
+
+  /// The command line's listeners replace the file's.
+  public mutating func clearWebListeners() { web.listen = [] }
+
+  /// Why the web settings cannot be served (a plain address off this machine, half a key
+  /// pair), or nil.
+  public var webProblem: String? { WebEndpoint.validate(web) }
+
+  /// For `--check-config`.
+  public var webSummary: (http: String, tls: String) {
+    (
+      web.listen.isEmpty ? "- (off)" : web.listen.map(\.description).joined(separator: " "),
+      web.certificatePath.map { "\($0) \(web.keyPath ?? "")" }
+        ?? (web.selfSigned ? "self-signed" : "-")
+    )
   }
 }

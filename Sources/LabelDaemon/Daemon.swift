@@ -12,6 +12,7 @@ import LabelTransportCUPS
 import LabelTransportNet
 import LabelTransportSim
 import LabelTransportUSB
+import LabelWeb
 import Synchronization
 
 #if canImport(Glibc)
@@ -53,6 +54,8 @@ public struct DaemonConfig: Sendable, Equatable {
   /// How long labeld must be at rest before it hands back memory it is not using
   /// (`RestingMemory`); zero: never.
   public var restAfter: Duration = .seconds(10)
+  /// The HTTP endpoint (`--listen-http`, `http =`): off while it has no address.
+  package var web = WebSettings()
 
   public init(socketPath: String, stateDirectory: String) {
     self.socketPath = socketPath
@@ -70,6 +73,9 @@ public final class Daemon: Sendable {
   private let store: StateStore
   private let jobStore: JobStore
   private let server: Server
+  /// The HTTP endpoint (nothing opened unless configured) and the tokens it signs in by.
+  private let web: WebEndpoint
+  private let tokens: WebTokens
   private let log: Logger
   /// The configured simulated printers, adopted at start.
   private let simulated: [SimulatedPrinter]
@@ -122,13 +128,17 @@ public final class Daemon: Sendable {
     sources.append(USBMonitor(settings: config.usb, log: log))
     // Also with no printer configured: `devices.list` shows what DNS-SD finds.
     sources.append(try NetworkSource(settings: config.network, log: log))
-    services = ServerContext(
+    var context = ServerContext(
       channel: channel, printers: registry, products: ProductStore(store: store),
       templates: TemplateStore(store: store), jobStore: jobStore,
       jobs: JobManager(
         jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
       renderer: LabelRenderer(), saveErrors: saveErrors,
       access: AccessPolicy(adminGroup: config.adminGroup), log: log, sources: sources)
+    let tokens = WebTokens(store: TokenStore(store: store))
+    context.tokens = tokens
+    services = context
+    self.tokens = tokens
 
     let (fd, owned) = try Self.listeningSocket(
       config.socketPath, mode: config.socketMode, group: config.socketGroup, log: log)
@@ -139,6 +149,23 @@ public final class Daemon: Sendable {
     server = try Server(
       listenFD: fd, ownedPath: owned, dispatcher: Dispatcher(services: services),
       channel: channel, limits: limits, log: log)
+    var webSettings = config.web
+    webSettings.stateDirectory = config.stateDirectory
+    webSettings.maxMessageBytes = config.maxMessageBytes
+    web = WebEndpoint(
+      settings: webSettings, server: server, tokens: tokens,
+      metrics: { [services, server, jobStore, state] in
+        var m = MetricsSnapshot()
+        m.printers = services.printers.printers
+        m.alerts = services.channel.active
+        for job in jobStore.unfinished() { m.unfinishedJobs[job.state, default: 0] += 1 }
+        m.clients = server.connectionCount
+        m.storeBytes = Self.fileSize(state + "/labeld.db")
+        return m.text()
+      }, log: log)
+    tokens.setConnectionCloser { [server] name in
+      server.closeConnections { $0.tokenName == name }
+    }
     // Closed last: the listening socket goes (if the server never started), the store is
     // flushed, the journal written and sealed, the store closed.
     parts.start(
@@ -168,8 +195,20 @@ public final class Daemon: Sendable {
     parts.start(HeldPart("printers") { [weak self] in await self?.drainPrinters() })
     await settleOrphans(unfinished)
     clearStalePrinterAlerts()
+    do {
+      try await tokens.load()
+    } catch {
+      log.error("store: cannot read the web tokens: \(error.message); none can sign in")
+    }
+    // Stopped after the server, whose connections its WebSockets are.
+    parts.start(HeldPart("web endpoint") { [web] in web.stop() })
     try server.start()
     parts.start(HeldPart("server") { [server] in server.stop() })
+    do {
+      try web.start()
+    } catch {
+      throw WebStartError(description: "web endpoint: \(error)")
+    }
     log.notice(
       "labeld \(LabelVersion.version) listening on \(config.socketPath); "
         + "\(services.printers.all.count) printer(s); \(unfinished.count) unfinished job(s) resumed; "
@@ -327,6 +366,10 @@ public final class Daemon: Sendable {
     note("usb", \.usb, live: false)
     note("printer", \.network, live: false)
     note("cups-language", \.cupsLanguages, live: false)
+    note("http, tls-*, web-origin", \.web, live: false)
+    // The certificate and key are read again whatever changed: a renewed certificate
+    // replaces the old one in its files.
+    web.reloadCredentials()
     log.level = new.logLevel
     services.channel.setRetention(count: new.alertRetentionCount, age: new.alertRetentionAge)
     services.access.setAdminGroup(new.adminGroup)
@@ -391,5 +434,19 @@ public final class Daemon: Sendable {
         "cannot give \(path) to group \(group ?? ""): \(String(cString: strerror(error)))")
     }
     return (fd, path)
+  }
+}
+
+/// The web endpoint could not start (its message says why); labeld does not run without it
+/// once it is configured.
+struct WebStartError: Error, CustomStringConvertible {
+  var description: String
+}
+
+extension Daemon {
+  /// The size of the file at `path`, or nil.
+  static func fileSize(_ path: String) -> Int? {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int(info.st_size) : nil
   }
 }

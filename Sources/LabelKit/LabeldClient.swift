@@ -112,10 +112,11 @@ public actor LabeldClient {
   static func onlyReads(_ method: String) -> Bool {
     switch Method(rawValue: method) {
     case .hello, .printersList, .printersGet, .productsGet, .productsList, .templatesList,
-      .templatesGet, .labelsRender, .jobsGet, .jobsList, .alertsActive, .devicesList:
+      .templatesGet, .labelsRender, .jobsGet, .jobsList, .alertsActive, .devicesList,
+      .tokensList:
       return true
     case .printersRefresh, .printersSimulate, .productsSave, .productsDelete, .templatesSave,
-      .jobsSubmit, .jobsCancel, .alertsDismiss, .subscribe, nil:
+      .jobsSubmit, .jobsCancel, .alertsDismiss, .subscribe, .tokensCreate, .tokensRevoke, nil:
       return false
     }
   }

@@ -5,12 +5,12 @@ import LabelWire
 
 /// Who is asking, and over which connection.
 package struct RequestContext: Sendable {
-  package let peer: PeerCredentials
+  package let caller: Caller
   package let connection: Connection?
   package let id: RequestID?
 
-  package init(peer: PeerCredentials, connection: Connection?, id: RequestID?) {
-    self.peer = peer
+  package init(caller: Caller, connection: Connection?, id: RequestID?) {
+    self.caller = caller
     self.connection = connection
     self.id = id
   }
@@ -36,10 +36,17 @@ package final class Dispatcher: Sendable {
 
   /// Handles one line; returns the response line, or nil for a notification.
   package func handle(_ line: [UInt8], connection: Connection) async -> [UInt8]? {
-    await handle(line, peer: connection.peer, connection: connection)
+    await handle(line, caller: connection.caller, connection: connection)
   }
 
+  /// Handles one line from a Unix-socket peer (tests, without a connection).
   package func handle(_ line: [UInt8], peer: PeerCredentials, connection: Connection?) async
+    -> [UInt8]?
+  {
+    await handle(line, caller: Caller(peer: peer), connection: connection)
+  }
+
+  package func handle(_ line: [UInt8], caller: Caller, connection: Connection?) async
     -> [UInt8]?
   {
     let request: Request
@@ -47,14 +54,14 @@ package final class Dispatcher: Sendable {
     case .success(let r): request = r
     case .failure(let answer): return answer.line
     }
-    let context = RequestContext(peer: peer, connection: connection, id: request.id)
+    let context = RequestContext(caller: caller, connection: connection, id: request.id)
     let reply: Reply
     do {
       reply = try await call(request.method, params: request.params, context)
     } catch {
       guard request.id != nil else { return nil }
       await services.channel.waitForDelivery()
-      return failed(request, error, peer: peer)
+      return failed(request, error, caller: caller)
     }
     guard let id = request.id else { return nil }
     switch reply {
@@ -81,7 +88,7 @@ package final class Dispatcher: Sendable {
   /// The methods that only read what is in memory, answered on the thread that read the
   /// request (no task, no hand-off): `hello`, `printers.list`, `printers.get`,
   /// `alerts.active`. Only when every alert raised before is delivered (as `handle` waits
-  /// for), so no answer overtakes a notification.
+  /// for), so no answer overtakes a notification. Each is a viewer's: every caller may.
   package static let immediateMethods: Set<Method> = [
     .hello, .printersList, .printersGet, .alertsActive,
   ]
@@ -93,6 +100,10 @@ package final class Dispatcher: Sendable {
   /// (or an alert still on its way) is `.later`. A line that names none of them is not
   /// even parsed here.
   package func handleAtOnce(_ line: [UInt8], peer: PeerCredentials) -> Immediate {
+    handleAtOnce(line, caller: Caller(peer: peer))
+  }
+
+  package func handleAtOnce(_ line: [UInt8], caller: Caller) -> Immediate {
     // These requests are short; a long line (a big save that mentions one of the names)
     // is not parsed on the loop's thread, where it would hold up every other connection.
     guard line.count <= Self.immediateLineLimit,
@@ -104,7 +115,7 @@ package final class Dispatcher: Sendable {
     do {
       reply = try callAtOnce(method, params: try Params(request.params))
     } catch {
-      return .answered(request.id == nil ? nil : failed(request, error, peer: peer))
+      return .answered(request.id == nil ? nil : failed(request, error, caller: caller))
     }
     guard let id = request.id else { return .answered(nil) }
     switch reply {
@@ -180,9 +191,10 @@ package final class Dispatcher: Sendable {
   }
 
   /// The error answer to a request (an internal error is logged too).
-  private func failed(_ request: Request, _ error: RPCError, peer: PeerCredentials) -> [UInt8] {
+  private func failed(_ request: Request, _ error: RPCError, caller: Caller) -> [UInt8] {
     if error.code == RPCErrorCode.internalError.rawValue {
-      services.log.error("request \(request.method) from uid \(peer.uid) failed: \(error.message)")
+      services.log.error(
+        "request \(request.method) from \(caller.description) failed: \(error.message)")
     }
     return Wire.error(id: request.id, error)
   }
@@ -192,6 +204,8 @@ package final class Dispatcher: Sendable {
     async throws(RPCError) -> Reply
   {
     guard let m = Method(rawValue: method) else { throw .methodNotFound(method) }
+    // An administrator's method checks inside, after its params (protocol: Security).
+    if m.minimumRole < .admin { try services.access.require(m.minimumRole, context.caller, method) }
     let p = try Params(params)
     switch m {
     case .hello, .printersList, .printersGet, .alertsActive: return try callAtOnce(m, params: p)
@@ -233,6 +247,7 @@ package final class Dispatcher: Sendable {
     case .alertsDismiss:
       return .result(DismissResult(dismissed: services.channel.dismiss(id: try p.string("id"))))
     case .subscribe: return try subscribe(p, context)
+    case .tokensCreate, .tokensList, .tokensRevoke: return try await tokensCall(m, p, context)
     }
   }
 
@@ -254,5 +269,21 @@ package final class Dispatcher: Sendable {
       HelloResult(
         server: LabelVersion.server, version: LabelVersion.version,
         protocol: LabelVersion.protocolVersion))
+  }
+}
+
+extension Method {
+  /// The least role that may call it (see `AccessPolicy`); some check more inside (a
+  /// cancel of another's job needs an administrator).
+  package var minimumRole: Role {
+    switch self {
+    case .hello, .printersList, .printersGet, .alertsActive, .productsGet, .productsList,
+      .templatesList, .templatesGet, .labelsRender, .jobsGet, .jobsList, .subscribe:
+      .viewer
+    case .printersRefresh, .devicesList, .productsSave, .productsDelete, .templatesSave,
+      .jobsSubmit, .jobsCancel, .alertsDismiss:
+      .operator
+    case .printersSimulate, .tokensCreate, .tokensList, .tokensRevoke: .admin
+    }
   }
 }

@@ -108,19 +108,64 @@ package final class Server: Sendable {
         close(fd)
         continue
       }
-      let id = nextID.add(1, ordering: .relaxed).oldValue
-      let dispatcher = self.dispatcher
-      let connection = Connection(
-        id: id, fd: fd, peer: peer, framer: LineFramer(maxMessageBytes: limits.maxMessageBytes),
-        limits: limits, loop: loop, log: log, budget: readAhead,
-        handler: { line, connection in await dispatcher.handle(line, connection: connection) },
-        immediate: { line, connection in dispatcher.handleAtOnce(line, peer: connection.peer) },
-        onClose: { [weak self] connection in self?.closed(connection) },
-        onReplayDrained: { [channel] connection in channel.pump(connection.subscriberID) })
-      connections.withLock { $0[id] = connection }
-      log.debug("connection \(id) from pid \(peer.pid) uid \(peer.uid)")
-      connection.start()
+      log.debug("connection from pid \(peer.pid) uid \(peer.uid)")
+      serve(
+        fd: fd, caller: Caller(peer: peer),
+        framer: LineFramer(maxMessageBytes: limits.maxMessageBytes),
+        closeDescriptor: { _ = Glibc.close($0) })
     }
+  }
+
+  /// Serves a client that came in another way (a WebSocket after its handshake) on this
+  /// server's loop, read-ahead budget and dispatcher, framed by `framer`: one pipeline, two
+  /// framings. `closeDescriptor` closes `fd` when the connection ends (at once, when the
+  /// server has stopped).
+  @discardableResult
+  package func adopt(
+    fd: Int32, caller: Caller, framer: any Framer,
+    closeDescriptor: @escaping @Sendable (Int32) -> Void
+  ) -> Connection? {
+    guard !stopped.load(ordering: .acquiring) else {
+      closeDescriptor(fd)
+      return nil
+    }
+    let flags = fcntl(fd, F_GETFL)
+    if flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 {
+      log.warning("dropping a \(caller.description) connection: its socket cannot be non-blocking")
+      closeDescriptor(fd)
+      return nil
+    }
+    return serve(fd: fd, caller: caller, framer: framer, closeDescriptor: closeDescriptor)
+  }
+
+  /// Closes every connection whose caller `matches` (a revoked token's).
+  package func closeConnections(where matches: (Caller) -> Bool) -> Int {
+    let doomed = connections.withLock { c in c.values.filter { matches($0.caller) } }
+    for connection in doomed { connection.close() }
+    return doomed.count
+  }
+
+  @discardableResult
+  private func serve(
+    fd: Int32, caller: Caller, framer: any Framer,
+    closeDescriptor: @escaping @Sendable (Int32) -> Void
+  ) -> Connection {
+    let id = nextID.add(1, ordering: .relaxed).oldValue
+    let dispatcher = self.dispatcher
+    let connection = Connection(
+      id: id, fd: fd, caller: caller, framer: framer, limits: limits, loop: loop, log: log,
+      budget: readAhead,
+      handler: { line, connection in await dispatcher.handle(line, connection: connection) },
+      immediate: { line, connection in dispatcher.handleAtOnce(line, caller: connection.caller) },
+      onClose: { [weak self] connection in self?.closed(connection) },
+      onReplayDrained: { [channel] connection in channel.pump(connection.subscriberID) },
+      closeDescriptor: closeDescriptor)
+    connections.withLock { $0[id] = connection }
+    log.debug("connection \(id): \(caller.description)")
+    connection.start()
+    // Adopted while `stop` was collecting the connections: not left open behind it.
+    if stopped.load(ordering: .acquiring) { connection.close() }
+    return connection
   }
 
   private func closed(_ connection: Connection) {

@@ -22,6 +22,8 @@ package struct ServerContext: Sendable {
   /// Where printers that come and go are found (CUPS, USB), for `printers.refresh` and
   /// `devices.list`.
   package var sources: [any PrinterSource] = []
+  /// The web endpoint's tokens (`tokens.*`); nil where nothing keeps them (tests).
+  package var tokens: (any TokenKeeping)?
 
   package init(
     channel: EventChannel, printers: PrinterRegistry, products: ProductStore,

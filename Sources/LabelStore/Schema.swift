@@ -78,6 +78,16 @@ package enum Schema {
       DELETE FROM documents WHERE job = OLD.id;
     END;
     """,
+    // 5: the web endpoint's bearer tokens: a name, a role, and the SHA-256 of the secret
+    // (the secret itself is shown once, when it is made, and kept nowhere).
+    """
+    CREATE TABLE tokens (
+      name TEXT PRIMARY KEY,
+      role TEXT NOT NULL,
+      hash BLOB NOT NULL,
+      created_at TEXT NOT NULL
+    );
+    """,
   ]
 
   /// Brings `db` to `version` (default: the latest), a step at a time.

@@ -23,7 +23,7 @@ struct Root: CommandGroup {
         StatusCommand.self, PrintersCommand.self, PrintCommand.self, JobsCommand.self,
         CancelCommand.self, ProductsCommand.self, TemplatesCommand.self, RenderCommand.self,
         PreviewCommand.self, AlertsCommand.self, SimulateCommand.self, DevicesCommand.self,
-        HelpCommand.self,
+        TokensCommand.self, HelpCommand.self,
       ])
   }
 

@@ -120,6 +120,26 @@ struct Options {
         + "last (they stay in the page cache; what the next request runs is mapped again) and "
         + "returns the heap's free pages. Again after each busy spell."),
     OptionSpec(
+      "--listen-http", value: "ADDR", repeatable: true,
+      help: "Serve protocol v1 over a WebSocket at /v1/ws, the status page at / and /metrics "
+        + "on ADDR (repeatable; off unless given; `http = ADDR` in labeld.conf): unix:PATH, "
+        + "127.0.0.1:PORT or [::1]:PORT, or, with TLS only, any other numeric HOST:PORT. "
+        + "Every request needs a token (labelctl tokens create NAME --role ROLE); the page's "
+        + "own files and /metrics on this machine's addresses do not."),
+    OptionSpec(
+      "--tls-cert", value: "FILE",
+      help: "Serve HTTP with TLS (1.2 and 1.3) presenting this PEM certificate chain; with "
+        + "--tls-key. Both files are read again on SIGHUP."),
+    OptionSpec("--tls-key", value: "FILE", help: "The certificate's PEM private key."),
+    OptionSpec(
+      "--tls-self-signed",
+      help: "Serve HTTP with TLS on a self-signed certificate labeld makes once in "
+        + "STATE_DIR/tls and keeps (its SHA-256 fingerprint is logged, for clients to pin)."),
+    OptionSpec(
+      "--web-origin", value: "ORIGIN", repeatable: true,
+      help: "A browser origin (https://pos.example.com) whose pages may open the WebSocket "
+        + "besides labeld's own page (repeatable). Any other origin is refused."),
+    OptionSpec(
       "--log-level", value: "LEVEL",
       help: "error, warning, notice, info (default) or debug."),
     OptionSpec(
@@ -181,7 +201,7 @@ struct Options {
 
   /// labeld.conf keys without a command-line form of their own (`cups = yes|no`, which
   /// is `--cups`/`--no-cups` on the command line).
-  static let fileOnlyKeys: Set<String> = ["--cups", "--usb"]
+  static let fileOnlyKeys: Set<String> = ["--cups", "--usb", "--http"]
 
   /// Parses `args` (without the program name) over the configuration file: the file's
   /// settings first, then the flags, which win (flags that give `--simulate` replace the
@@ -217,6 +237,7 @@ struct Options {
         case "--version": options.showVersion = true
         case "--check-config": options.checkConfig = true
         case "--no-config": noConfig = true
+        case "--tls-self-signed": flags.append(("--tls-self-signed", "yes"))
         case "--cups": flags.append(("--cups", "yes"))
         case "--no-cups": flags.append(("--cups", "no"))
         case "--usb": flags.append(("--usb", "yes"))
@@ -248,6 +269,7 @@ struct Options {
     }
     if flags.contains(where: { $0.flag == "--simulate" }) { settings.config.simulated = [] }
     if flags.contains(where: { $0.flag == "--printer" }) { settings.config.network.printers = [] }
+    if flags.contains(where: { $0.flag == "--listen-http" }) { settings.config.clearWebListeners() }
     for (flag, value) in flags {
       do throws(SpecError) { try settings.apply(flag, value ?? "") } catch {
         throw .usage(error.description)
@@ -315,6 +337,9 @@ struct Options {
         config.logLevel = level
       case "--admin-group":
         config.adminGroup = value.isEmpty ? nil : value
+      case "--listen-http", "--http", "--tls-cert", "--tls-key", "--tls-self-signed",
+        "--web-origin":
+        try config.setWeb(flag, value)
       case "--socket-group":
         config.socketGroup = value.isEmpty ? nil : value
       case "--cups":
@@ -356,6 +381,7 @@ struct Options {
     if let group = config.socketGroup, group != "labeld", UnixSocket.groupID(named: group) == nil {
       throw SpecError("socket-group \(group) does not exist")
     }
+    if let problem = config.webProblem { throw SpecError(problem) }
   }
 
   /// What `--check-config` prints: every setting that will be used.
@@ -375,6 +401,8 @@ struct Options {
       "seed = \(c.seedDirectory ?? "-")",
       "log-level = \(c.logLevel)",
       "admin-group = \(c.adminGroup ?? "-")",
+      "http = \(c.webSummary.http)",
+      "tls = \(c.webSummary.tls)",
       "max-message-bytes = \(c.maxMessageBytes)",
       "max-queued-messages = \(c.maxQueuedMessages)",
       "request-line-timeout = \(c.longLineSeconds)",

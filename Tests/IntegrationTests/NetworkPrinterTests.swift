@@ -234,6 +234,10 @@ final class NetEmulator: @unchecked Sendable {
         $0["id"] == .int(id) && $0["state"] == "completed"
       }
       #expect(done["printed"] == 1)
+      // The status labeld counts the copy by comes over SNMP, apart from the bytes on TCP:
+      // the emulator may still be reading them when labeld says completed (a real QL's
+      // buffer holds them the same way), so its own "printed" is waited for, not assumed.
+      #expect(ql.waitForEvent("printed job 1"))
       let job = try #require(ql.file("job-1.ql"))
       #expect(ql.file("job-2.ql") == nil)
       let model = try #require(BrotherQLModel.named("QL-820NWB"))

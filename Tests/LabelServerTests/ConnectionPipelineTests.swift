@@ -67,7 +67,8 @@ import Testing
       loop = try EventLoop()
       try loop.start()
       connection = Connection(
-        id: 1, fd: fds[1], peer: PeerCredentials(pid: 0, uid: 0, gid: 0), framer: framer,
+        id: 1, fd: fds[1], caller: Caller(peer: PeerCredentials(pid: 0, uid: 0, gid: 0)),
+        framer: framer,
         limits: ConnectionLimits(), loop: loop,
         log: Logger(level: .error, sink: MemorySink()),
         budget: ReadAheadBudget(total: 1 << 20),

@@ -32,8 +32,10 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
   package typealias ImmediateHandler = @Sendable ([UInt8], Connection) -> Dispatcher.Immediate
 
   package let subscriberID: UInt64
-  package let peer: PeerCredentials
+  package let caller: Caller
   private let fd: Int32
+  /// Closes the descriptor (a WebSocket's goes back to the HTTP library).
+  private let closeDescriptor: @Sendable (Int32) -> Void
   private let limits: ConnectionLimits
   private let loop: EventLoop
   private let handler: Handler
@@ -61,18 +63,22 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     var closed = false
     /// A `since` replay is in progress and wants its next chunk once the queue drains.
     var catchingUp = false
+    /// Keep-alive: the client sent something since the last ping.
+    var heard = true
   }
 
   package init(
-    id: UInt64, fd: Int32, peer: PeerCredentials, framer: any Framer, limits: ConnectionLimits,
+    id: UInt64, fd: Int32, caller: Caller, framer: any Framer, limits: ConnectionLimits,
     loop: EventLoop, log: Logger, budget: ReadAheadBudget,
     handler: @escaping Handler, immediate: @escaping ImmediateHandler = { _, _ in .later },
     onClose: @escaping @Sendable (Connection) -> Void,
-    onReplayDrained: @escaping @Sendable (Connection) -> Void
+    onReplayDrained: @escaping @Sendable (Connection) -> Void,
+    closeDescriptor: @escaping @Sendable (Int32) -> Void = { _ = Glibc.close($0) }
   ) {
     self.subscriberID = id
     self.fd = fd
-    self.peer = peer
+    self.caller = caller
+    self.closeDescriptor = closeDescriptor
     self.limits = limits
     self.loop = loop
     self.log = log
@@ -98,7 +104,30 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
       } catch {
         log.error("connection \(subscriberID): cannot watch its socket: \(error)")
         closeNow(&s)
+        return
       }
+      if s.framer.keepAlive() != nil && limits.keepAliveSeconds > 0 { scheduleKeepAlive() }
+    }
+  }
+
+  private func scheduleKeepAlive() {
+    loop.after(.seconds(limits.keepAliveSeconds)) { [weak self] in self?.keepAliveTick() }
+  }
+
+  /// Pings an idle client; one that sent nothing since the last ping is gone (unless
+  /// labeld itself stopped reading it).
+  private func keepAliveTick() {
+    state.withLock { s in
+      guard !s.closed, !s.closing, let ping = s.framer.keepAlive() else { return }
+      if !s.heard && !s.readSuspended {
+        log.info("connection \(subscriberID) (\(caller.description)) did not answer a ping; closed")
+        closeNow(&s)
+        return
+      }
+      s.heard = false
+      s.outbox.append(OutboundMessage(bytes: ping, kind: .response, alertSeq: nil))
+      if !s.writeArmed { flush(&s) }
+      scheduleKeepAlive()
     }
   }
 
@@ -118,15 +147,25 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
           chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, allowance)) }
         }
         if n > 0 {
+          s.heard = true
           s.account.took(n)
           framed.removeAll(keepingCapacity: true)
           let taken = chunk.withUnsafeBytes {
             s.framer.take(UnsafeRawBufferPointer(rebasing: $0[..<n]), into: &framed)
           }
           s.account.release(taken.discarded)
+          if !taken.replies.isEmpty {
+            s.outbox.append(OutboundMessage(bytes: taken.replies, kind: .response, alertSeq: nil))
+            if !s.writeArmed { flush(&s) }
+            if s.closed { return false }
+          }
           if !framed.isEmpty { s.account.messageEnded() }
           s.inbox.append(contentsOf: framed)
           if taken.ended { s.readStopped = true }
+          if taken.goodbye {
+            s.eof = true
+            break
+          }
           if s.readStopped || s.inbox.count >= limits.maxPendingRequests
             || s.outbox.count >= limits.pauseReadsAtQueued
           {
@@ -402,7 +441,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
         bytes: Wire.notification(.overflow, OverflowParams(seq: seq)), kind: .notification,
         alertSeq: nil), &s)
     log.warning(
-      "connection \(subscriberID) (uid \(peer.uid)) overflowed: \(dropped) messages dropped, "
+      "connection \(subscriberID) (\(caller.description)) overflowed: \(dropped) messages dropped, "
         + "resume from seq \(seq)")
     s.account.release(s.inbox.removeAll())
     closeAfterFlush(&s)
@@ -417,6 +456,10 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     s.closing = true
     s.readStopped = true
     updateReadPause(&s)
+    let farewell = s.framer.farewell()
+    if !farewell.isEmpty {
+      s.outbox.append(OutboundMessage(bytes: farewell, kind: .response, alertSeq: nil))
+    }
     if s.outbox.count == 0 {
       closeNow(&s)
       return
@@ -444,7 +487,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     // can act on it here (a handler already on its way finds `closed`).
     if let registration = s.registration { loop.remove(registration) }
     s.registration = nil
-    Glibc.close(fd)
+    closeDescriptor(fd)
     loop.execute { [self] in onClose(self) }
   }
 

@@ -21,6 +21,9 @@ package struct ConnectionLimits: Sendable {
   /// shared read-ahead) may take to end, counted while labeld is reading: a client that
   /// sends most of a large message and stops cannot keep those bytes from the others.
   package var longLineSeconds = 30.0
+  /// For a framing with keep-alive (WebSocket pings): how often an idle client is pinged;
+  /// one that has sent nothing by the next ping is gone, and its connection closes.
+  package var keepAliveSeconds = 30.0
 
   package init() {}
 }

@@ -15,12 +15,21 @@ package struct Framed: Sendable, Equatable {
   /// Bytes taken that no message will answer (framing of a refused message, control
   /// frames): the connection stops holding them at once.
   package var discarded = 0
-  /// A refusal was appended: nothing after it is read.
+  /// A refusal was appended, or the client said goodbye: nothing after it is read.
   package var ended = false
+  /// The client said goodbye (a WebSocket close frame): the requests before it are
+  /// answered, then the connection closes.
+  package var goodbye = false
+  /// Bytes the framing answers at once, ahead of any queued answer (a pong to a ping).
+  package var replies: [UInt8] = []
 
-  package init(discarded: Int = 0, ended: Bool = false) {
+  package init(
+    discarded: Int = 0, ended: Bool = false, goodbye: Bool = false, replies: [UInt8] = []
+  ) {
     self.discarded = discarded
     self.ended = ended
+    self.goodbye = goodbye
+    self.replies = replies
   }
 }
 
@@ -38,4 +47,14 @@ package protocol Framer: Sendable {
   mutating func dropPartial() -> Int
   /// The bytes that carry `line` (one JSON message ending in `\n`) to the client.
   func outbound(_ line: [UInt8]) -> [UInt8]
+  /// The last bytes written before the connection closes (a WebSocket close frame).
+  func farewell() -> [UInt8]
+  /// What to send an idle client to learn that it is still there (a WebSocket ping), or
+  /// nil when the framing has no such thing (`ConnectionLimits.keepAliveSeconds`).
+  func keepAlive() -> [UInt8]?
+}
+
+extension Framer {
+  package func farewell() -> [UInt8] { [] }
+  package func keepAlive() -> [UInt8]? { nil }
 }

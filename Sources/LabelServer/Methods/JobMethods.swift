@@ -53,7 +53,8 @@ extension Dispatcher {
       document = .native(documentBytes)
     }
     let job = try await services.jobs.submit(
-      printer: printer, copies: copies, document: document, owner: JobOwner(uid: context.peer.uid))
+      printer: printer, copies: copies, document: document, owner: JobOwner(uid: context.caller.uid)
+    )
     return .result(JobResult(job: job))
   }
 
@@ -62,7 +63,7 @@ extension Dispatcher {
     return .result(
       JobResult(
         job: try await services.jobs.cancel(
-          id, by: context.peer.uid, isAdmin: services.access.isAdmin(context.peer))))
+          id, by: context.caller.uid, isAdmin: services.access.isAdmin(context.caller))))
   }
 
   package func jobsList(_ p: Params) async throws(RPCError) -> Reply {

@@ -25,7 +25,7 @@ extension Dispatcher {
       }
       fault = reason
     }
-    try services.access.requireAdmin(context.peer, "printers.simulate")
+    try services.access.requireAdmin(context.caller, "printers.simulate")
     guard let queue = services.printers.queue(id) else { throw .printerNotFound(id) }
     guard let simulator = queue.faultInjection else {
       throw .unsupported(

@@ -42,7 +42,7 @@ extension Dispatcher {
     guard let plan else { return .result(ProductSaveResult(product: product)) }
     let job = try await services.jobs.submit(
       printer: plan.queue.id, copies: plan.copies, document: plan.document,
-      owner: JobOwner(uid: context.peer.uid))
+      owner: JobOwner(uid: context.caller.uid))
     return .result(ProductSaveResult(product: product, job: job))
   }
 

@@ -1,0 +1,248 @@
+// The HTTP server: libmicrohttpd with one polling thread of its own (epoll). Every request
+// is suspended once its headers are read and handed to labeld, which answers it from any
+// thread; a WebSocket handshake's socket is handed over once the 101 answer is sent, and
+// labeld's own event loop serves it from then on. libmicrohttpd owns its daemon and the
+// connections it serves; labeld owns nothing here but its answers.
+#include "shim.h"
+#include "chttp.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void chttp_bind_mhd(void *handle);
+void chttp_bind_gnutls(void *handle);
+void chttp_bind_free(void *gnutls);
+
+// Variadic, so not a stub of lazy-mhd.c: found here.
+typedef enum MHD_Result (*upgrade_action_fn)(struct MHD_UpgradeResponseHandle *,
+                                             enum MHD_UpgradeAction, ...);
+static upgrade_action_fn upgrade_action;
+
+void chttp_bind(void *microhttpd, void *gnutls) {
+  chttp_bind_mhd(microhttpd);
+  chttp_bind_gnutls(gnutls);
+  chttp_bind_free(gnutls);
+  __atomic_store_n(&upgrade_action, (upgrade_action_fn)dlsym(microhttpd, "MHD_upgrade_action"),
+                   __ATOMIC_RELEASE);
+}
+
+struct chttp_server {
+  struct MHD_Daemon *daemon;
+  chttp_request_fn on_request;
+  chttp_upgrade_fn on_upgrade;
+  void *context;
+  char *error;  // where the logger writes while starting (NULL after)
+  size_t error_size;
+};
+
+struct chttp_request {
+  chttp_server *server;
+  struct MHD_Connection *connection;
+  unsigned status;
+  struct MHD_Response *response;  // NULL: labeld could not build one (the client is closed)
+  int answered;                   // set, with the two above, before the connection resumes
+  uint64_t tag;
+};
+
+static const char *header(struct MHD_Connection *connection, const char *name) {
+  return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+}
+
+static enum MHD_Result on_access(void *cls, struct MHD_Connection *connection, const char *url,
+                                 const char *method, const char *version,
+                                 const char *upload_data, size_t *upload_size, void **state) {
+  (void)version;
+  (void)upload_data;
+  chttp_server *server = cls;
+  chttp_request *request = *state;
+  if (request == NULL) {
+    request = calloc(1, sizeof *request);
+    if (request == NULL) return MHD_NO;
+    request->server = server;
+    request->connection = connection;
+    *state = request;
+    chttp_request_info info = {
+        .method = method,
+        .path = url,
+        .authorization = header(connection, MHD_HTTP_HEADER_AUTHORIZATION),
+        .origin = header(connection, "Origin"),
+        .host = header(connection, MHD_HTTP_HEADER_HOST),
+        .upgrade = header(connection, MHD_HTTP_HEADER_UPGRADE),
+        .connection = header(connection, MHD_HTTP_HEADER_CONNECTION),
+        .websocket_key = header(connection, "Sec-WebSocket-Key"),
+        .websocket_version = header(connection, "Sec-WebSocket-Version"),
+        .sec_fetch_site = header(connection, "Sec-Fetch-Site"),
+        .websocket_protocol = header(connection, "Sec-WebSocket-Protocol"),
+    };
+    MHD_suspend_connection(connection);
+    server->on_request(server->context, request, &info);
+    return MHD_YES;
+  }
+  // A body is never wanted: whatever of it has arrived is dropped, and the answer goes out
+  // (libmicrohttpd closes the connection after it when the body was not read whole).
+  *upload_size = 0;
+  if (!__atomic_load_n(&request->answered, __ATOMIC_ACQUIRE)) return MHD_YES;
+  struct MHD_Response *response = request->response;
+  if (response == NULL) return MHD_NO;
+  request->response = NULL;
+  enum MHD_Result result = MHD_queue_response(connection, request->status, response);
+  MHD_destroy_response(response);
+  return result;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *connection, void **state,
+                         enum MHD_RequestTerminationCode code) {
+  (void)cls;
+  (void)connection;
+  (void)code;
+  chttp_request *request = *state;
+  if (request == NULL) return;
+  if (request->response) MHD_destroy_response(request->response);
+  free(request);
+  *state = NULL;
+}
+
+static void on_log(void *cls, const char *format, va_list ap) {
+  chttp_server *server = cls;
+  if (server->error && server->error_size > 0) {
+    vsnprintf(server->error, server->error_size, format, ap);
+    size_t n = strlen(server->error);
+    while (n > 0 && (server->error[n - 1] == '\n' || server->error[n - 1] == '.')) {
+      server->error[--n] = 0;
+    }
+  }
+}
+
+int chttp_retrieve_credentials(gnutls_session_t session, const gnutls_datum_t *names, int count,
+                               const gnutls_pk_algorithm_t *algorithms, int algorithm_count,
+                               gnutls_pcert_st **certificates, unsigned int *certificate_count,
+                               gnutls_privkey_t *key);
+
+static struct MHD_Daemon *start_daemon(unsigned flags, chttp_server *server, ...) {
+  va_list ap;
+  va_start(ap, server);
+  struct MHD_Daemon *daemon = MHD_start_daemon_va(flags, 0, NULL, NULL, on_access, server, ap);
+  va_end(ap);
+  return daemon;
+}
+
+chttp_server *chttp_start(const chttp_options *options, chttp_request_fn on_request,
+                          chttp_upgrade_fn on_upgrade, void *context, char *error,
+                          size_t error_size) {
+  chttp_server *server = calloc(1, sizeof *server);
+  if (server == NULL) {
+    snprintf(error, error_size, "out of memory");
+    return NULL;
+  }
+  server->on_request = on_request;
+  server->on_upgrade = on_upgrade;
+  server->context = context;
+  server->error = error;
+  server->error_size = error_size;
+  if (error_size > 0) error[0] = 0;
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+                   MHD_ALLOW_UPGRADE | MHD_USE_ERROR_LOG;
+  if (options->tls) {
+    // TLS 1.2 and 1.3 only (RFC 8996 deprecates 1.0 and 1.1).
+    server->daemon = start_daemon(
+        flags | MHD_USE_TLS, server, MHD_OPTION_EXTERNAL_LOGGER, on_log, server,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)options->listen_fd, MHD_OPTION_CONNECTION_LIMIT,
+        options->connection_limit, MHD_OPTION_CONNECTION_MEMORY_LIMIT, options->memory_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, options->timeout_seconds, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, NULL, MHD_OPTION_HTTPS_CERT_CALLBACK, chttp_retrieve_credentials,
+        MHD_OPTION_HTTPS_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
+        MHD_OPTION_END);
+  } else {
+    server->daemon = start_daemon(
+        flags, server, MHD_OPTION_EXTERNAL_LOGGER, on_log, server, MHD_OPTION_LISTEN_SOCKET,
+        (MHD_socket)options->listen_fd, MHD_OPTION_CONNECTION_LIMIT, options->connection_limit,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, options->memory_limit, MHD_OPTION_CONNECTION_TIMEOUT,
+        options->timeout_seconds, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_END);
+  }
+  if (server->daemon == NULL) {
+    if (error_size > 0 && error[0] == 0) snprintf(error, error_size, "libmicrohttpd did not start");
+    free(server);
+    return NULL;
+  }
+  // From here on its messages are not wanted (a client's bad request is the client's).
+  server->error = NULL;
+  return server;
+}
+
+void chttp_stop(chttp_server *server) {
+  if (server == NULL) return;
+  MHD_stop_daemon(server->daemon);
+  free(server);
+}
+
+static void finish(chttp_request *request, unsigned status, struct MHD_Response *response) {
+  request->status = status;
+  request->response = response;
+  __atomic_store_n(&request->answered, 1, __ATOMIC_RELEASE);
+  MHD_resume_connection(request->connection);
+}
+
+void chttp_respond(chttp_request *request, unsigned status, const char *headers,
+                   const void *body, size_t size) {
+  struct MHD_Response *response =
+      MHD_create_response_from_buffer(size, (void *)body, MHD_RESPMEM_MUST_COPY);
+  if (response != NULL && headers != NULL) {
+    const char *line = headers;
+    while (*line) {
+      const char *end = strchr(line, '\n');
+      size_t length = end ? (size_t)(end - line) : strlen(line);
+      const char *colon = memchr(line, ':', length);
+      if (colon != NULL) {
+        char name[128], value[1024];
+        size_t n = (size_t)(colon - line), v = length - n - 1;
+        const char *from = colon + 1;
+        while (v > 0 && *from == ' ') {
+          from++;
+          v--;
+        }
+        if (n < sizeof name && v < sizeof value) {
+          memcpy(name, line, n);
+          name[n] = 0;
+          memcpy(value, from, v);
+          value[v] = 0;
+          MHD_add_response_header(response, name, value);
+        }
+      }
+      if (end == NULL) break;
+      line = end + 1;
+    }
+  }
+  finish(request, status, response);
+}
+
+static void on_upgraded(void *cls, struct MHD_Connection *connection, void *state,
+                        const char *early, size_t early_size, MHD_socket sock,
+                        struct MHD_UpgradeResponseHandle *handle) {
+  (void)connection;
+  (void)state;
+  (void)early;
+  chttp_request *request = cls;
+  request->server->on_upgrade(request->server->context, request->tag, sock,
+                              (chttp_upgraded *)handle, early_size);
+}
+
+void chttp_accept_websocket(chttp_request *request, const char *accept, const char *protocol,
+                            uint64_t tag) {
+  request->tag = tag;
+  struct MHD_Response *response = MHD_create_response_for_upgrade(on_upgraded, request);
+  if (response != NULL) {
+    MHD_add_response_header(response, MHD_HTTP_HEADER_UPGRADE, "websocket");
+    MHD_add_response_header(response, "Sec-WebSocket-Accept", accept);
+    if (protocol != NULL) MHD_add_response_header(response, "Sec-WebSocket-Protocol", protocol);
+  }
+  finish(request, MHD_HTTP_SWITCHING_PROTOCOLS, response);
+}
+
+void chttp_close_upgraded(chttp_upgraded *handle) {
+  upgrade_action_fn action = __atomic_load_n(&upgrade_action, __ATOMIC_ACQUIRE);
+  if (action) action((struct MHD_UpgradeResponseHandle *)handle, MHD_UPGRADE_ACTION_CLOSE);
+}

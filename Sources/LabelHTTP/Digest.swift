@@ -1,0 +1,44 @@
+import CHTTP
+
+/// The hashes labeld needs, from GnuTLS: SHA-1 for the WebSocket handshake (RFC 6455
+/// §4.2.2 fixes it) and SHA-256 for tokens and certificate fingerprints.
+package enum Digest {
+  package static func sha1(_ bytes: [UInt8]) throws(HTTPError) -> [UInt8] {
+    try HTTPLibraries.require()
+    var out = [UInt8](repeating: 0, count: 20)
+    bytes.withUnsafeBytes { b in
+      out.withUnsafeMutableBufferPointer { chttp_sha1(b.baseAddress, b.count, $0.baseAddress) }
+    }
+    return out
+  }
+
+  package static func sha256(_ bytes: [UInt8]) throws(HTTPError) -> [UInt8] {
+    try HTTPLibraries.require()
+    var out = [UInt8](repeating: 0, count: 32)
+    bytes.withUnsafeBytes { b in
+      out.withUnsafeMutableBufferPointer { chttp_sha256(b.baseAddress, b.count, $0.baseAddress) }
+    }
+    return out
+  }
+
+  /// Lower-case hex, two digits a byte.
+  package static func hex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count * 2)
+    for b in bytes {
+      out.append(digits[Int(b >> 4)])
+      out.append(digits[Int(b & 0x0F)])
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Whether `a` and `b` are equal, in time that depends on their length only (a token's
+  /// hash compared with the stored ones tells nothing by when it stops).
+  package static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for i in 0..<a.count { difference |= a[i] ^ b[i] }
+    return difference == 0
+  }
+}

@@ -1,0 +1,362 @@
+import LabelCore
+import LabelHTTP
+import LabelLog
+import LabelPOSIX
+import LabelServer
+import Synchronization
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+
+/// How the web endpoint is set up (labeld's `--listen-http`, `--tls-*`, `web-origin`).
+package struct WebSettings: Sendable, Equatable {
+  package var listen: [HTTPAddress] = []
+  /// PEM files; both or neither.
+  package var certificatePath: String?
+  package var keyPath: String?
+  /// Without a certificate, make a self-signed one in `stateDirectory` (for addresses
+  /// other than this machine's own, which are served with TLS only).
+  package var selfSigned = false
+  package var stateDirectory = "/var/lib/labeld"
+  /// Browser origins allowed besides the page's own (`https://pos.example.com`).
+  package var allowedOrigins: [String] = []
+  package var limits = HTTPServer.Limits()
+  /// The protocol's message limit, as on the Unix socket.
+  package var maxMessageBytes = 1 << 20
+
+  package init() {}
+
+  package var usesTLS: Bool { certificatePath != nil || selfSigned }
+}
+
+/// labeld over HTTP: protocol v1 over a WebSocket at `/v1/ws` (the Unix socket's pipeline
+/// with a second framing), the status page at `/`, its script as `/v1/client.js`, and
+/// `/metrics`. Off unless configured; every request but the page's files needs a token;
+/// HTTP is parsed by libmicrohttpd (`LabelHTTP`), never here.
+package final class WebEndpoint: Sendable {
+  private struct Listener: Sendable {
+    var address: HTTPAddress
+    var fd: Int32
+    var tls: Bool
+    /// What the address is bound to (the port chosen for port 0).
+    var bound: String
+  }
+
+  private let settings: WebSettings
+  private let server: Server
+  private let tokens: WebTokens
+  private let metrics: @Sendable () async -> [UInt8]
+  private let log: Logger
+  private let listeners = Mutex<[Listener]>([])
+  private let servers = Mutex<[HTTPServer]>([])
+  private let pending = Mutex<[UInt64: Caller]>([:])
+  private let nextTag = Atomic<UInt64>(1)
+
+  package init(
+    settings: WebSettings, server: Server, tokens: WebTokens,
+    metrics: @escaping @Sendable () async -> [UInt8], log: Logger
+  ) {
+    self.settings = settings
+    self.server = server
+    self.tokens = tokens
+    self.metrics = metrics
+    self.log = log
+  }
+
+  /// Checks the settings without opening anything: a plain address off this machine is an
+  /// error (tokens would cross the network in the clear).
+  package static func validate(_ settings: WebSettings) -> String? {
+    if (settings.certificatePath == nil) != (settings.keyPath == nil) {
+      return "--tls-cert and --tls-key go together"
+    }
+    if !settings.usesTLS, let open = settings.listen.first(where: { !$0.isLocal }) {
+      return "--listen-http \(open): plain HTTP is for this machine only (unix:, 127.0.0.1, "
+        + "[::1]); give --tls-cert and --tls-key, or --tls-self-signed, to serve it with TLS"
+    }
+    return nil
+  }
+
+  /// Opens the listeners and serves. Throws a sentence for the log.
+  package func start() throws(HTTPError) {
+    guard !settings.listen.isEmpty else { return }
+    if let problem = Self.validate(settings) { throw HTTPError(problem) }
+    try HTTPLibraries.require()
+    if settings.usesTLS { try loadCredentials() }
+    for address in settings.listen {
+      let tls = settings.usesTLS && !Self.isUnix(address)
+      let fd: Int32
+      do {
+        switch address {
+        case .unix(let path):
+          fd = try UnixSocket.listen(path: path, mode: 0o660)
+        case .tcp(let host, let port):
+          fd = try TCPListener.listen(host: host, port: port)
+        }
+      } catch {
+        throw HTTPError("--listen-http \(address): \(error)")
+      }
+      let bound: String
+      switch address {
+      case .unix: bound = address.description
+      case .tcp(let host, _):
+        bound = HTTPAddress.tcp(host: host, port: TCPListener.port(of: fd) ?? 0).description
+      }
+      let listener = Listener(address: address, fd: fd, tls: tls, bound: bound)
+      do {
+        let http = try HTTPServer(
+          listenFD: fd, tls: tls, limits: settings.limits,
+          onRequest: { [weak self] request in self?.handle(request, listener) },
+          onUpgrade: { [weak self] tag, socket, early in
+            self?.upgraded(tag: tag, socket: socket, early: early)
+          })
+        servers.withLock { $0.append(http) }
+      } catch {
+        close(fd)
+        throw HTTPError("--listen-http \(address): \(error)")
+      }
+      listeners.withLock { $0.append(listener) }
+      log.info("web endpoint on \(tls ? "https" : "http")://\(bound) (WebSocket /v1/ws)")
+    }
+    if tokens.isEmpty {
+      log.warning(
+        "no web tokens: nothing can sign in yet (labelctl tokens create NAME --role viewer)")
+    }
+  }
+
+  /// Where it listens, as bound (`127.0.0.1:43817`).
+  package var boundAddresses: [String] { listeners.withLock { $0.map(\.bound) } }
+
+  /// Stops the HTTP servers and closes the listeners; the WebSocket connections are the
+  /// Unix socket's server's and close with it, before.
+  package func stop() {
+    let all = servers.withLock { s in
+      defer { s = [] }; return s
+    }
+    for http in all { http.stop() }
+    for listener in listeners.withLock({ l in
+      defer { l = [] }; return l
+    }) {
+      close(listener.fd)
+      if case .unix(let path) = listener.address { unlink(path) }
+    }
+  }
+
+  /// Reads the certificate and key again (SIGHUP); a failure keeps the ones in use.
+  package func reloadCredentials() {
+    guard !listeners.withLock({ $0.isEmpty }), settings.usesTLS else { return }
+    do {
+      try loadCredentials()
+    } catch {
+      log.error("TLS: \(error); still presenting the certificate loaded before")
+    }
+  }
+
+  private static func isUnix(_ address: HTTPAddress) -> Bool {
+    if case .unix = address { return true }
+    return false
+  }
+
+  private func loadCredentials() throws(HTTPError) {
+    var certPath = settings.certificatePath
+    var keyPath = settings.keyPath
+    if certPath == nil {
+      let dir = settings.stateDirectory + "/tls"
+      certPath = dir + "/cert.pem"
+      keyPath = dir + "/key.pem"
+      if !PlainFile.exists(dir + "/cert.pem") {
+        try makeSelfSigned(in: dir, cert: dir + "/cert.pem", key: dir + "/key.pem")
+      }
+    }
+    guard let certPath, let keyPath else { return }
+    let cert: [UInt8]
+    let key: [UInt8]
+    do {
+      cert = try PlainFile.read(certPath, limit: 1 << 20)
+      key = try PlainFile.read(keyPath, limit: 1 << 20)
+    } catch {
+      throw HTTPError("TLS: \(error)")
+    }
+    try TLSCredentials.install(certificate: cert, key: key)
+    let fingerprint = (try? TLSCredentials.fingerprint(certificate: cert)) ?? nil
+    log.info("TLS certificate \(certPath), SHA-256 \(fingerprint ?? "?")")
+  }
+
+  private func makeSelfSigned(in dir: String, cert: String, key: String) throws(HTTPError) {
+    var name = [CChar](repeating: 0, count: 256)
+    gethostname(&name, name.count - 1)
+    let host = String(
+      decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let made = try TLSCredentials.selfSigned(hostname: host.isEmpty ? "localhost" : host)
+    do {
+      // The directory is labeld's alone (0700): the key is never readable by others, even
+      // for the moment between its writing and its chmod.
+      try UnixSocket.makeDirectories(dir, mode: 0o700)
+      try PlainFile.replace(key, with: made.key)
+      try SystemError.check("chmod \(key)") { chmod(key, 0o600) }
+      try PlainFile.replace(cert, with: made.certificate)
+    } catch {
+      throw HTTPError("cannot keep a self-signed certificate in \(dir): \(error)")
+    }
+    log.notice("made a self-signed certificate for \(host) in \(cert)")
+  }
+
+  // MARK: requests
+
+  private func handle(_ request: HTTPRequest, _ listener: Listener) {
+    guard request.method == "GET" || request.method == "HEAD" else {
+      request.reply.respond(status: 405, headers: [("Allow", "GET, HEAD")])
+      return
+    }
+    switch request.path {
+    case "/v1/ws": websocket(request, listener)
+    case "/metrics": serveMetrics(request, listener)
+    default:
+      guard let asset = WebAssets.named(request.path) else {
+        request.reply.respond(
+          status: 404, headers: [("Content-Type", "text/plain; charset=utf-8")],
+          body: Array("not found\n".utf8))
+        return
+      }
+      request.reply.respond(
+        status: 200, headers: Self.pageHeaders + [("Content-Type", asset.type)], body: asset.bytes)
+    }
+  }
+
+  /// For the page's files: only this origin's scripts and sockets, never framed.
+  private static let pageHeaders: [(String, String)] = [
+    (
+      "Content-Security-Policy",
+      "default-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
+    ),
+    ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
+    ("Cache-Control", "no-cache"),
+  ]
+
+  /// 401 and nothing else said.
+  private func unauthorized(_ request: HTTPRequest) {
+    request.reply.respond(status: 401, headers: [("WWW-Authenticate", "Bearer realm=\"labeld\"")])
+  }
+
+  /// The caller a request's bearer token names: the Authorization header, or (browsers
+  /// cannot set headers on a WebSocket) a `bearer.SECRET` subprotocol.
+  private func caller(_ request: HTTPRequest) -> Caller? {
+    var secret: Substring?
+    if let auth = request.authorization, auth.lowercased().hasPrefix("bearer ") {
+      secret = auth.dropFirst(7).drop { $0 == " " }
+    } else if let offered = request.websocketProtocol {
+      secret = offered.split(separator: ",").map { $0.drop { $0 == " " } }
+        .first { $0.hasPrefix("bearer.") }?.dropFirst(7)
+    }
+    guard let secret, let found = tokens.authenticate(String(secret)) else { return nil }
+    return Caller(token: found.name, role: found.role)
+  }
+
+  /// A browser's page may open a socket only from this endpoint's own origin or one
+  /// allowed: otherwise any site the user visits could drive labeld with the user's
+  /// session (cross-site WebSocket hijacking).
+  private func originAllowed(_ request: HTTPRequest, _ listener: Listener) -> Bool {
+    guard let origin = request.origin else { return true }  // not a browser
+    if settings.allowedOrigins.contains(origin) { return true }
+    guard let host = request.host else { return false }
+    return origin == (listener.tls ? "https://" : "http://") + host
+  }
+
+  private func websocket(_ request: HTTPRequest, _ listener: Listener) {
+    guard request.upgrade?.lowercased() == "websocket",
+      request.connection?.lowercased().contains("upgrade") == true,
+      let key = request.websocketKey, Self.validKey(key)
+    else {
+      request.reply.respond(
+        status: 400, headers: [("Content-Type", "text/plain; charset=utf-8")],
+        body: Array("a WebSocket handshake (RFC 6455 §4.1) is expected here\n".utf8))
+      return
+    }
+    guard request.websocketVersion == "13" else {
+      request.reply.respond(status: 426, headers: [("Sec-WebSocket-Version", "13")])
+      return
+    }
+    guard originAllowed(request, listener) else {
+      log.warning("web: refused a WebSocket from origin \(request.origin ?? "")")
+      request.reply.respond(status: 403)
+      return
+    }
+    guard let caller = caller(request) else {
+      unauthorized(request)
+      return
+    }
+    guard let digest = try? Digest.sha1(Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))
+    else {
+      request.reply.respond(status: 500)
+      return
+    }
+    let offered = request.websocketProtocol?.split(separator: ",").map {
+      $0.trimmingPrefix(" ")
+    }
+    let chosen = offered?.contains("labeld.v1") == true ? "labeld.v1" : nil
+    let tag = nextTag.add(1, ordering: .relaxed).oldValue
+    pending.withLock { $0[tag] = caller }
+    request.reply.acceptWebSocket(accept: Self.base64(digest), protocol: chosen, tag: tag)
+  }
+
+  private func upgraded(tag: UInt64, socket: UpgradedSocket, early: Int) {
+    guard let caller = pending.withLock({ $0.removeValue(forKey: tag) }) else {
+      socket.close()
+      return
+    }
+    guard early == 0 else {
+      // RFC 6455 §4.1: a client sends nothing before the handshake's answer.
+      log.warning("web: \(caller.description) sent frames before its handshake was answered")
+      socket.close()
+      return
+    }
+    server.adopt(
+      fd: socket.fd, caller: caller,
+      framer: WebSocketFramer(maxMessageBytes: settings.maxMessageBytes),
+      closeDescriptor: { _ in socket.close() })
+  }
+
+  private func serveMetrics(_ request: HTTPRequest, _ listener: Listener) {
+    guard listener.address.isLocal || caller(request) != nil else {
+      unauthorized(request)
+      return
+    }
+    let metrics = self.metrics
+    Task {
+      let body = await metrics()
+      request.reply.respond(
+        status: 200,
+        headers: [
+          ("Content-Type", "text/plain; version=0.0.4; charset=utf-8"),
+          ("Cache-Control", "no-store"),
+        ], body: body)
+    }
+  }
+
+  /// A Sec-WebSocket-Key: 16 bytes in base64, 24 characters (RFC 6455 §4.1).
+  private static func validKey(_ key: String) -> Bool {
+    key.utf8.count == 24 && key.hasSuffix("==")
+      && key.utf8.dropLast(2).allSatisfy {
+        ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39)
+          || $0 == 0x2B || $0 == 0x2F
+      }
+  }
+
+  static func base64(_ bytes: [UInt8]) -> String {
+    let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    var out: [UInt8] = []
+    var i = 0
+    while i < bytes.count {
+      let b0 = UInt32(bytes[i])
+      let b1 = i + 1 < bytes.count ? UInt32(bytes[i + 1]) : 0
+      let b2 = i + 2 < bytes.count ? UInt32(bytes[i + 2]) : 0
+      let n = b0 << 16 | b1 << 8 | b2
+      out.append(table[Int((n >> 18) & 63)])
+      out.append(table[Int((n >> 12) & 63)])
+      out.append(i + 1 < bytes.count ? table[Int((n >> 6) & 63)] : 0x3D)
+      out.append(i + 2 < bytes.count ? table[Int(n & 63)] : 0x3D)
+      i += 3
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+}
