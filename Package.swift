@@ -184,6 +184,9 @@ let package = Package(
     .testTarget(name: "LabelKitTests", dependencies: ["LabelKit", "LabelCore", "LabelWire"]),
     .testTarget(name: "LabelPOSIXTests", dependencies: ["LabelPOSIX"]),
     .testTarget(name: "LabelConcurrencyTests", dependencies: ["LabelConcurrency"]),
+    .testTarget(
+      name: "LabelWebTests",
+      dependencies: ["LabelWeb", "LabelServer", "LabelCore", "LabelTestKit"]),
     .testTarget(name: "LabelCommandLineTests", dependencies: ["LabelCommandLine"]),
     .testTarget(
       name: "LabelServerTests",

@@ -92,6 +92,8 @@ public final class Daemon: Sendable {
     self.current = Mutex(config)
     self.log = log
     let state = config.stateDirectory
+    // Before anything opens: a web endpoint that cannot be served stops start-up.
+    if let problem = config.webProblem { throw SpecError(problem) }
     try Directory.create(state)
 
     store = StateStore(

@@ -104,6 +104,9 @@ package struct ProtocolFuzzer {
     .alertsDismiss: [["id": "printerError:sim:ql"]],
     .subscribe: [[:], ["topics": ["alerts", "jobs", "printers"], "since": 0]],
     .devicesList: [[:]],
+    .tokensCreate: [["name": "fuzz", "role": "viewer"], ["name": "fuzz-admin", "role": "admin"]],
+    .tokensList: [[:]],
+    .tokensRevoke: [["name": "fuzz"]],
   ]
 
   /// The shelf template of the other tests, with a QR code and a line as well.

@@ -61,6 +61,7 @@ package struct WebSocketFramer: Framer {
       guard buffer.count - start >= total else { break }
       var payload = Array(buffer[(start + headerBytes)..<(start + total)])
       for i in 0..<payload.count { payload[i] ^= mask[i & 3] }
+      let frameStart = start
       start += total
       switch opcode {
       case 0x9:  // ping: pong with its payload
@@ -82,14 +83,14 @@ package struct WebSocketFramer: Framer {
       case 0x1, 0x0:
         if opcode == 0x1 && inMessage {
           refuse(
-            "a new text message began inside a fragmented one", code: 1002, at: start,
+            "a new text message began inside a fragmented one", code: 1002, at: frameStart,
             into: &inbound, &framed)
           start = buffer.count
           break
         }
         if opcode == 0x0 && !inMessage {
           refuse(
-            "a continuation frame with no message to continue", code: 1002, at: start,
+            "a continuation frame with no message to continue", code: 1002, at: frameStart,
             into: &inbound, &framed)
           start = buffer.count
           break
@@ -106,11 +107,12 @@ package struct WebSocketFramer: Framer {
       case 0x2:
         refuse(
           "binary WebSocket messages are not protocol v1: send each request as a text message",
-          code: 1003, at: start, into: &inbound, &framed)
+          code: 1003, at: frameStart, into: &inbound, &framed)
         start = buffer.count
       default:
         refuse(
-          "WebSocket opcode \(opcode) is reserved", code: 1002, at: start, into: &inbound, &framed)
+          "WebSocket opcode \(opcode) is reserved", code: 1002, at: frameStart, into: &inbound,
+          &framed)
         start = buffer.count
       }
     }

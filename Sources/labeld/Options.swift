@@ -201,7 +201,7 @@ struct Options {
 
   /// labeld.conf keys without a command-line form of their own (`cups = yes|no`, which
   /// is `--cups`/`--no-cups` on the command line).
-  static let fileOnlyKeys: Set<String> = ["--cups", "--usb", "--http"]
+  static let fileOnlyKeys: Set<String> = ["--cups", "--usb", "--http", "--tls-self-signed"]
 
   /// Parses `args` (without the program name) over the configuration file: the file's
   /// settings first, then the flags, which win (flags that give `--simulate` replace the

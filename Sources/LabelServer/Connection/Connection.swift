@@ -65,6 +65,9 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     var catchingUp = false
     /// Keep-alive: the client sent something since the last ping.
     var heard = true
+    /// Everything is written and the sending side shut: what the client still sends is
+    /// read and dropped until it closes (`finishClosing`).
+    var lingering = false
   }
 
   package init(
@@ -138,6 +141,10 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     var framed: [Inbound] = []
     var fatal = false
     let handleHere = state.withLock { s -> Bool in
+      if s.lingering {
+        discardUntilClosed(&s, into: &chunk)
+        return false
+      }
       guard !s.closed, !s.readStopped, !s.readSuspended else { return false }
       // Edge-triggered: read until EAGAIN or EOF.
       while true {
@@ -421,7 +428,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
       return
     case .drained:
       if s.closing {
-        closeNow(&s)
+        finishClosing(&s)
         return
       }
       requestReplayIfDrained(&s)
@@ -461,7 +468,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
       s.outbox.append(OutboundMessage(bytes: farewell, kind: .response, alertSeq: nil))
     }
     if s.outbox.count == 0 {
-      closeNow(&s)
+      finishClosing(&s)
       return
     }
     if !s.writeArmed { flush(&s) }
@@ -471,6 +478,40 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
         state.withLock { closeNow(&$0) }
       }
     }
+  }
+
+  /// Everything is written. A framing that ends with a farewell (a WebSocket's close
+  /// frame) shuts its sending side and reads what the client still sends until the
+  /// client closes too or the grace runs out (RFC 6455 §7.1.1): closing with the client's
+  /// bytes unread makes the kernel reset the connection, and a reset can destroy the
+  /// farewell and the answers before it on their way. Otherwise it closes now.
+  private func finishClosing(_ s: inout State) {
+    guard !s.closed, !s.lingering, !s.eof, !s.framer.farewell().isEmpty else {
+      closeNow(&s)
+      return
+    }
+    s.lingering = true
+    _ = shutdown(fd, Int32(SHUT_WR))
+    loop.execute { [weak self] in self?.readable() }
+    loop.after(.seconds(limits.closeGraceSeconds)) { [self] in
+      state.withLock { closeNow(&$0) }
+    }
+  }
+
+  /// Lingering: reads and drops what has arrived; closes at the client's end. At most a
+  /// few chunks a turn, so a client that keeps sending cannot hold the loop.
+  private func discardUntilClosed(_ s: inout State, into chunk: inout [UInt8]) {
+    guard !s.closed else { return }
+    for _ in 0..<16 {
+      let (n, e) = retryingEINTR {
+        chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      }
+      if n > 0 { continue }
+      if n < 0 && (e == EAGAIN || e == EWOULDBLOCK) { return }
+      closeNow(&s)
+      return
+    }
+    loop.execute { [weak self] in self?.readable() }
   }
 
   private func closeNow(_ s: inout State) {

@@ -1,0 +1,314 @@
+import Foundation
+import LabelCore
+import LabelKit
+import LabelTestKit
+import LabelWire
+import Testing
+
+/// labeld's web endpoint against the built daemon, from outside: the WebSocket protocol
+/// (the same methods, errors and notifications as the Unix socket), who may sign in and do
+/// what, Origins, limits, and peers that misbehave at the HTTP and the frame level.
+@Suite struct WebEndpointTests {
+  static let args = DaemonProcess.defaultArguments + ["--listen-http", "127.0.0.1:0"]
+
+  /// A daemon with the endpoint on loopback, its port and an operator's secret.
+  private func withWeb<T>(
+    _ extra: [String] = [], _ body: (DaemonProcess, Int, String) throws -> T
+  ) throws -> T {
+    try withDaemon(Self.args + extra) { d in
+      let port = try d.webPort()
+      return try body(d, port, try d.token("counter-ipad", role: "operator"))
+    }
+  }
+
+  @Test func protocolV1_overAWebSocket_answersAndNotifies() throws {
+    try withWeb { d, port, secret in
+      let ws = try WebSocketClient(port: port, token: secret)
+      let hello = try ws.call("hello", ["client": "test"])
+      #expect(hello["result"]?["server"] == "labeld")
+      // The same errors as on the socket.
+      #expect(try ws.call("printers.delete")["error"]?["code"] == .int(-32601))
+      #expect(try ws.call("jobs.get", ["job": 0])["error"]?["code"] == .int(-32602))
+      // A fault raised by an administrator on the socket reaches the web subscriber.
+      _ = try ws.call("subscribe", ["topics": ["alerts", "jobs"]])
+      try d.client().call(
+        "printers.simulate", ["printer": "sim:zebra", "fault": "coverOpen"])
+      let alert = try ws.waitFor("alert") { $0["printer"] == "sim:zebra" }
+      #expect(alert["reason"] == "coverOpen" && alert["state"] == "active")
+      // An operator prints, and the label reaches the printer once the fault clears.
+      let zpl = "^XA^FO20,20^A0N,30,30^FDweb^FS^XZ"
+      let submitted = try ws.call(
+        "jobs.submit",
+        [
+          "printer": "sim:zebra",
+          "document": ["format": "native", "data": base64(zpl)],
+        ])
+      let job = try #require(submitted["result"]?["job"]?["id"]?.intValue)
+      try d.client().call("printers.simulate", ["printer": "sim:zebra", "fault": nil])
+      let done = try ws.waitFor("job") { $0["id"] == .int(job) && $0["state"] == "completed" }
+      #expect(done["printed"] == 1)
+      #expect(d.simOutput("zebra", job: job, ext: "zpl") == Array(zpl.utf8))
+    }
+  }
+
+  @Test func roles_decideWhatATokenMayDo() throws {
+    try withWeb { d, port, operatorSecret in
+      let viewer = try WebSocketClient(port: port, token: try d.token("wall", role: "viewer"))
+      #expect(try viewer.call("printers.list")["result"] != nil)
+      let refused = try viewer.call(
+        "jobs.submit",
+        ["printer": "sim:zebra", "document": ["format": "native", "data": base64("^XA^XZ")]])
+      #expect(refused["error"]?["code"] == .int(1005))
+      #expect(refused["error"]?["data"]?["token"] == "wall")
+      #expect(try viewer.call("alerts.dismiss", ["id": "x"])["error"]?["code"] == .int(1005))
+      let op = try WebSocketClient(port: port, token: operatorSecret)
+      #expect(
+        try op.call("printers.simulate", ["printer": "sim:zebra", "fault": "coverOpen"])[
+          "error"]?["code"] == .int(1005))
+      #expect(try op.call("tokens.list")["error"]?["code"] == .int(1005))
+      let admin = try WebSocketClient(port: port, token: try d.token("boss", role: "admin"))
+      #expect(
+        try admin.call("printers.simulate", ["printer": "sim:zebra", "fault": "coverOpen"])[
+          "result"] != nil)
+      // Tokens are listed without their secrets; labeld's log never has one.
+      let listed = try d.client().call("tokens.list", as: TokensResult.self).tokens
+      #expect(listed.map(\.name) == ["boss", "counter-ipad", "wall"])
+      #expect(!d.log.contains(operatorSecret))
+    }
+  }
+
+  /// No token, a wrong one, a revoked one: 401 and nothing else said.
+  @Test func signIn_refusedWithout_aGoodToken() throws {
+    try withWeb { d, port, secret in
+      for headers in [[:], ["Authorization": "Bearer ldt_wrong"], ["Authorization": "Basic eA=="]] {
+        let (head, rest, _) = try WebSocketClient.exchange(
+          port: port, WebSocketClient.handshake(headers))
+        #expect(WebSocketClient.status(head) == 401, "\(headers)")
+        #expect(head.contains("WWW-Authenticate: Bearer"))
+        #expect(rest.isEmpty)
+      }
+      // The subprotocol form browsers use.
+      let ws = try WebSocketClient(
+        port: port, token: nil, headers: ["Sec-WebSocket-Protocol": "labeld.v1, bearer.\(secret)"])
+      #expect(ws.head.contains("Sec-WebSocket-Protocol: labeld.v1"))
+      // Revoked: the open connection closes at once, and it signs in no more.
+      let revoked = try d.client().call(
+        "tokens.revoke", ["name": "counter-ipad"], as: RevokeResult.self)
+      #expect(revoked.revoked && revoked.closed == 1)
+      #expect(ws.closedByServer())
+      #expect(throws: (any Error).self) { try WebSocketClient(port: port, token: secret) }
+      #expect(try d.client().error("tokens.revoke", ["name": "nobody"]) == nil)
+    }
+  }
+
+  /// Cross-site WebSocket hijacking: a page of another origin is refused even with a
+  /// token; the endpoint's own origin and configured ones are not.
+  @Test func origins() throws {
+    try withWeb(["--web-origin", "https://pos.example.com"]) { _, port, secret in
+      let evil = try WebSocketClient.exchange(
+        port: port,
+        WebSocketClient.handshake([
+          "Authorization": "Bearer \(secret)", "Origin": "https://evil.example",
+        ])
+      ).head
+      #expect(WebSocketClient.status(evil) == 403)
+      _ = try WebSocketClient(port: port, token: secret, headers: ["Origin": "http://127.0.0.1"])
+      _ = try WebSocketClient(
+        port: port, token: secret, headers: ["Origin": "https://pos.example.com"])
+    }
+  }
+
+  @Test func malformedUpgrades_areHTTPErrors_andLabeldServesOn() throws {
+    try withWeb { d, port, secret in
+      let auth = "Authorization: Bearer \(secret)\r\n"
+      let cases: [(String, Int)] = [
+        ("GET /v1/ws HTTP/1.1\r\nHost: x\r\n\(auth)\r\n", 400),
+        (
+          "GET /v1/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Version: 8\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\(auth)\r\n",
+          426
+        ),
+        (
+          "GET /v1/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: short\r\n\(auth)\r\n", 400
+        ),
+        ("POST /v1/ws HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc", 405),
+        ("GET /nothing HTTP/1.1\r\nHost: x\r\n\r\n", 404),
+        ("BREW / HTCPCP/1.0\r\n\r\n", 400),
+      ]
+      for (request, status) in cases {
+        let head = try WebSocketClient.exchange(port: port, Array(request.utf8)).head
+        #expect(WebSocketClient.status(head) == status, "\(request)")
+      }
+      // A header flood: refused by the library's per-connection limit.
+      let flood =
+        "GET / HTTP/1.1\r\nHost: x\r\nX-Flood: \(String(repeating: "a", count: 200_000))\r\n\r\n"
+      let head = try WebSocketClient.exchange(port: port, Array(flood.utf8)).head
+      #expect(
+        head.isEmpty || [413, 431, 400].contains(WebSocketClient.status(head)), "\(head.prefix(80))"
+      )
+      #expect(try d.client().call("hello", as: HelloResult.self).server == "labeld")
+      #expect(try WebSocketClient(port: port, token: secret).call("hello")["result"] != nil)
+    }
+  }
+
+  /// Frames a client must not send end its connection with an error and a close frame; the
+  /// daemon serves on.
+  @Test func badFrames_closeTheConnection_withTheRightCode() throws {
+    try withWeb { d, port, secret in
+      let cases: [([UInt8], Int)] = [
+        (WebSocketClient.frame(opcode: 1, Array("{}".utf8), masked: false), 1002),
+        (WebSocketClient.frame(opcode: 2, [1, 2, 3]), 1003),
+        ([0x81, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3, 4], 1009),
+        (WebSocketClient.frame(opcode: 1, [UInt8](repeating: 0x20, count: (1 << 20) + 1)), 1009),
+      ]
+      for (bytes, code) in cases {
+        let ws = try WebSocketClient(port: port, token: secret)
+        try ws.send(raw: bytes)
+        var sawError = false
+        var closeCode: Int?
+        while let frame = ws.readFrame() {
+          if frame.opcode == 1, frame.text.contains("\"error\"") { sawError = true }
+          if frame.opcode == 8 {
+            closeCode = frame.closeCode
+            break
+          }
+        }
+        #expect(
+          sawError && closeCode == code, "\(bytes.prefix(4)) → \(String(describing: closeCode))")
+        #expect(ws.closedByServer())
+      }
+      #expect(try d.client().call("hello", as: HelloResult.self).server == "labeld")
+    }
+  }
+
+  /// A message in fragments and pings between them; a ping is answered with its payload;
+  /// a close is answered after the requests before it.
+  @Test func fragmentsPingsAndClose() throws {
+    try withWeb { _, port, secret in
+      let ws = try WebSocketClient(port: port, token: secret)
+      let request = Array(#"{"jsonrpc":"2.0","id":7,"method":"hello"}"#.utf8)
+      try ws.send(
+        raw: WebSocketClient.frame(opcode: 1, Array(request[0..<10]), fin: false)
+          + WebSocketClient.frame(opcode: 9, Array("are you there".utf8))
+          + WebSocketClient.frame(opcode: 0, Array(request[10...]))
+          + WebSocketClient.frame(opcode: 8, [0x03, 0xE8]))
+      var frames: [WebSocketClient.Frame] = []
+      while let f = ws.readFrame() {
+        frames.append(f)
+        if f.opcode == 8 { break }
+      }
+      #expect(frames.map(\.opcode) == [0xA, 1, 8])
+      #expect(frames.first?.text == "are you there")
+      #expect(frames.dropFirst().first?.text.contains("\"id\":7") == true)
+      #expect(frames.last?.closeCode == 1000)
+      #expect(ws.closedByServer())
+    }
+  }
+
+  /// A web subscriber that stops reading is overflowed as on the socket: `overflow` with
+  /// the last seq it was sent, then closed; the daemon's memory for it is bounded.
+  @Test func slowReader_isOverflowed() throws {
+    try withWeb(["--max-queued-messages", "64", "--alert-retention", "100000"]) { d, port, secret in
+      let sleeper = try WebSocketClient(port: port, token: secret)
+      _ = try sleeper.call("subscribe", ["topics": ["alerts"]])
+      // Faults raised and cleared in pipelined batches until labeld says it overflowed the
+      // sleeper (readiness, not timing; bounded, so a daemon that never does fails).
+      let producer = try d.client()
+      var id = 0
+      var batches = 0
+      while batches < 400 && !d.log.contains("overflowed") {
+        batches += 1
+        var batch: [UInt8] = []
+        for _ in 0..<100 {
+          for fault in ["\"mediaEmpty\"", "null"] {
+            id += 1
+            batch +=
+              Array(
+                #"{"jsonrpc":"2.0","id":\#(id),"method":"printers.simulate","params":{"printer":"sim:zebra","fault":\#(fault)}}"#
+                  .utf8) + [0x0A]
+          }
+        }
+        try producer.sendRaw(batch)
+        for _ in 0..<200 { _ = try producer.readMessage() }
+      }
+      #expect(d.log.contains("token counter-ipad) overflowed"))
+      var last: WebSocketClient.Frame?
+      var texts: [String] = []
+      while let f = sleeper.readFrame(timeout: 15) {
+        if f.opcode == 1 { texts.append(f.text) }
+        last = f
+        if f.opcode == 8 { break }
+      }
+      // Every alert before the overflow, in order, then `overflow` naming the last.
+      #expect(
+        texts.last == #"{"jsonrpc":"2.0","method":"overflow","params":{"seq":\#(texts.count - 1)}}"#
+      )
+      #expect(last?.opcode == 8)
+    }
+  }
+
+  /// Idle connections, plain and upgraded, hold nothing up: the daemon still answers.
+  @Test func manyIdleConnections() throws {
+    try withWeb { d, port, secret in
+      var sockets: [WebSocketClient] = []
+      for _ in 0..<250 { sockets.append(try WebSocketClient(port: port, token: secret)) }
+      var plain: [Any] = []
+      for _ in 0..<250 {
+        plain.append(try TCPConnectionHolder(port: port))
+      }
+      #expect(try d.client().call("hello", as: HelloResult.self).server == "labeld")
+      #expect(try WebSocketClient(port: port, token: secret).call("hello")["result"] != nil)
+      #expect(try sockets[123].call("printers.list")["result"] != nil)
+      withExtendedLifetime(plain) {}
+    }
+  }
+
+  /// `/metrics`: the Prometheus text format, on loopback without a token, with one off it.
+  @Test func metrics() throws {
+    try withWeb { d, port, _ in
+      try d.client().call("printers.simulate", ["printer": "sim:ql", "fault": "coverOpen"])
+      let (head, rest, c) = try WebSocketClient.exchange(
+        port: port, Array("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+      #expect(WebSocketClient.status(head) == 200)
+      #expect(head.contains("text/plain; version=0.0.4"))
+      var body = rest
+      while let more = try? c.read(maxLength: 65536, timeoutMS: 2000), !more.isEmpty {
+        body += more
+      }
+      let text = String(decoding: body, as: UTF8.self)
+      #expect(text.contains(#"labeld_alerts_active{kind="printerError",reason="coverOpen"} 1"#))
+      #expect(text.contains(#"labeld_printer_up{printer="sim:ql"} 0"#))
+      #expect(text.contains(#"labeld_printer_up{printer="sim:zebra"} 1"#))
+    }
+  }
+
+  @Test func plainHTTP_offThisMachine_isAStartUpError() throws {
+    let d = try? DaemonProcess(DaemonProcess.defaultArguments + ["--listen-http", "0.0.0.0:0"])
+    #expect(d == nil)
+    let said = try Shell.output(
+      "'\(DaemonProcess.labeldPath)' --no-config --listen-http 0.0.0.0:8080 --check-config 2>&1; "
+        + "echo \"exit $?\"")
+    #expect(said.contains("plain HTTP is for this machine only"))
+    #expect(!said.hasSuffix("exit 0"))
+  }
+}
+
+/// A plain TCP connection to the endpoint that says nothing.
+private final class TCPConnectionHolder {
+  let fd: Int32
+  init(port: Int) throws {
+    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let rc = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    if rc != 0 { throw HarnessError.failed("connect: \(errno)") }
+  }
+  deinit { close(fd) }
+}
