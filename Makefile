@@ -10,7 +10,8 @@ PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps \
               libusb-1.0-0-dev umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi \
               libcups2-dev cups-daemon cups-client cups-ipp-utils dbus lprint \
               printer-driver-dymo snmpd netcat-openbsd \
-              libavahi-client-dev avahi-daemon avahi-utils iproute2
+              libavahi-client-dev avahi-daemon avahi-utils iproute2 \
+              libmicrohttpd-dev libgnutls28-dev openssl chromium chromium-driver
 
 # The demo printers of `make run`: a 2x1 in Zebra at 203 dpi and a 62 mm Brother QL.
 DEMO_PRINTERS = --simulate zebra=zpl,dpi=203,width=50.8,length=25.4,speed=120 \
@@ -88,6 +89,8 @@ test: deps peers
 	$(SWIFT) test --skip-build
 	@# The Python client kit (clients/python): mypy --strict and its tests against this labeld.
 	clients/python/run-tests.sh $(BIN)/labeld
+	@# The web endpoint from outside: chromium on the status page, Prometheus's parser, openssl.
+	Tests/Web/run-tests.sh $(BIN)/labeld
 
 # The protocol fuzzer for longer than `make test` runs it, with a random seed that is
 # printed first and again on a failure (LABELD_FUZZ_SEED=N replays it exactly).
