@@ -71,3 +71,20 @@ def test_websockets_library_over_tls_with_the_pinned_certificate(labeld_tls: Lab
     first, alert = asyncio.run(talk())
     assert first["id"] == 1 and "result" in first
     assert alert["method"] == "alert" and alert["params"]["reason"] == "coverOpen"
+
+
+def test_python_kit_over_wss_pins_the_certificate(labeld_tls: Labeld) -> None:
+    import pytest
+
+    from labeld_client import Client, ClientError
+
+    secret = labeld_tls.token("pinned", "viewer")
+    url = "wss://127.0.0.1:%d/v1/ws" % labeld_tls.port
+    with Client(url, token=secret, fingerprint=labeld_tls.fingerprint(), timeout=30) as c:
+        assert c.hello().server == "labeld"
+        assert {p.id for p in c.printers()} == {"sim:ql", "sim:zebra"}
+    # Another certificate's hash: nothing is sent, the token least of all.
+    with pytest.raises(ClientError, match="not the pinned one"):
+        Client(url, token=secret, fingerprint="00" * 32, timeout=30).hello()
+    # labeld's log has no secret in it.
+    assert secret not in labeld_tls.log

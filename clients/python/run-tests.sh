@@ -35,10 +35,10 @@ if [ ! -x "$venv/bin/python" ]; then
     step "creating $venv"
     timeout 120 "$python" -m venv "$venv"
 fi
-if ! "$venv/bin/python" -c 'import pytest, mypy, setuptools, wheel' 2>/dev/null; then
+if ! "$venv/bin/python" -c 'import pytest, mypy, setuptools, wheel, websockets' 2>/dev/null; then
     step "installing pytest, mypy, setuptools, wheel into $venv"
     timeout 300 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
-        pytest mypy "setuptools>=61" wheel
+        pytest mypy "setuptools>=61" wheel websockets==17.4
 fi
 step "installing labeld-client from $kit"
 timeout 300 "$venv/bin/python" -m pip install -q --disable-pip-version-check \

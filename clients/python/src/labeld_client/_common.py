@@ -56,6 +56,10 @@ class Eof(Exception):
     """labeld closed the connection."""
 
 
+class Woken(Exception):
+    """A stream was closed from another thread while it waited."""
+
+
 class NotSent(Exception):
     """The connection was found dead before any byte of the request went out: any method
     may go again on a new connection."""

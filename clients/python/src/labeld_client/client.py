@@ -14,9 +14,10 @@ from collections.abc import Generator, Iterator, Mapping
 from typing import Any, TypeVar
 
 from . import _methods as m
-from ._common import DEFAULT, DEFAULT_TIMEOUT, Candidates, Closing, Eof, NotSent, Overflow, Retry
+from ._common import DEFAULT, DEFAULT_TIMEOUT, Candidates, Closing, Eof, NotSent, Overflow, Retry, Woken
 from ._common import answer, connect_failed, deadline_in, paced
 from ._streams import StreamCore
+from ._websocket import Remote, WebSocketConn
 from ._wire import READ_CHUNK, LineBuffer, decode_message, encode_request, socket_candidates
 from .errors import ClientError, ProtocolViolation, Timeout, Unreachable
 from .jobs import JobWatch
@@ -37,8 +38,7 @@ def _remaining_ms(deadline: float | None) -> int | None:
     return max(0, math.ceil((deadline - time.monotonic()) * 1000))
 
 
-class _Woken(Exception):
-    """The stream was closed from another thread."""
+_Woken = Woken
 
 
 class _SyncConn:
@@ -72,6 +72,11 @@ class _SyncConn:
         if not self.closed:
             self.closed = True
             self.sock.close()
+
+    @property
+    def pending(self) -> int:
+        """Bytes read and not yet taken as a message."""
+        return self.buf.pending
 
     def watch(self, wake_fd: int) -> None:
         """Poll from now on, and raise _Woken when ``wake_fd`` becomes readable."""
@@ -163,8 +168,11 @@ class _SyncConn:
             buf.feed(data)
 
 
-def _connect(paths: list[str], deadline: float | None) -> _SyncConn:
-    """A connection to the first of ``paths`` where labeld listens (see Candidates)."""
+def _connect(paths: list[str], deadline: float | None, remote: Remote | None = None) -> _SyncConn | WebSocketConn:
+    """A connection to the first of ``paths`` where labeld listens (see Candidates), or to
+    ``remote``, labeld's web endpoint."""
+    if remote is not None:
+        return remote.connect(deadline)
     tried = Candidates()
     for path in paths:
         try:
@@ -182,6 +190,12 @@ class Client(Closing):
     nothing listens there, the system service's /run/labeld/labeld.sock is tried too
     (``socket_paths``, in order; ``socket_path`` is the first). ``timeout`` bounds each
     call (seconds; None waits for ever).
+
+    From another machine, ``socket_path`` is the web endpoint's URL instead
+    (``"wss://labels.local:8443/v1/ws"``, or ``ws://`` on the same machine) with
+    ``token=`` (``labelctl tokens create``); ``fingerprint=`` pins labeld's certificate by
+    its SHA-256 (as labeld logs it), ``cafile=`` trusts a CA or the certificate itself.
+    It needs the ``websockets`` package: ``pip install 'labeld-client[websocket]'``.
     """
 
     def __init__(
@@ -189,12 +203,20 @@ class Client(Closing):
         socket_path: str | os.PathLike[str] | None = None,
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
+        token: str | None = None,
+        fingerprint: str | None = None,
+        cafile: str | None = None,
     ) -> None:
-        self.socket_paths: list[str] = socket_candidates(socket_path)
+        self._remote: Remote | None = None
+        if isinstance(socket_path, str) and Remote.is_url(socket_path):
+            self._remote = Remote(socket_path, token=token, fingerprint=fingerprint, cafile=cafile)
+            self.socket_paths = [socket_path]
+        else:
+            self.socket_paths = socket_candidates(socket_path)
         self.socket_path = self.socket_paths[0]
         self.timeout = timeout
         self._lock = threading.Lock()
-        self._conn: _SyncConn | None = None
+        self._conn: _SyncConn | WebSocketConn | None = None
         self._streams: weakref.WeakSet[AlertStream] = weakref.WeakSet()
         self._streams_lock = threading.Lock()
         self._closed = False
@@ -253,7 +275,7 @@ class Client(Closing):
         while True:
             conn = self._conn
             if conn is None:
-                conn = self._conn = _connect(self.socket_paths, deadline)
+                conn = self._conn = _connect(self.socket_paths, deadline, self._remote)
             rid = conn.next_id
             conn.next_id += 1
             try:
@@ -456,7 +478,7 @@ class Client(Closing):
         watch = JobWatch(job_id)
         while True:
             try:
-                conn = _connect(self.socket_paths, deadline)
+                conn = _connect(self.socket_paths, deadline, self._remote)
             except Unreachable as e:
                 if e.lasting:
                     raise  # no permission: waiting does not mend it
@@ -509,6 +531,7 @@ class AlertStream(Closing):
     ) -> None:
         self._client_ref = weakref.ref(client)
         self._paths = client.socket_paths
+        self._remote = client._remote
         self._timeout = client.timeout
         self._lock = threading.Lock()
         self._not_empty = threading.Condition(self._lock)
@@ -624,7 +647,7 @@ class AlertStream(Closing):
         core = self._core
         while not core.closed:
             try:
-                conn = _connect(self._paths, deadline_in(self._timeout))
+                conn = _connect(self._paths, deadline_in(self._timeout), self._remote)
             except (Unreachable, Timeout, OSError) as e:
                 self.last_error = e
                 if isinstance(e, Unreachable) and e.lasting:
@@ -660,7 +683,7 @@ class AlertStream(Closing):
             if self._sleep(core.backoff.next_delay()):
                 return
 
-    def _session(self, conn: _SyncConn) -> None:
+    def _session(self, conn: _SyncConn | WebSocketConn) -> None:
         """Runs one connection until it ends (Overflow: labeld dropped it)."""
         core = self._core
         with self._lock:
@@ -674,7 +697,7 @@ class AlertStream(Closing):
             msg = conn.read_message(answer_by if core.answer_due else None)
             with self._lock:
                 request = core.on_message(msg)
-            if conn.buf.pending == 0 or len(core.ready) >= self.max_ready:
+            if conn.pending == 0 or len(core.ready) >= self.max_ready:
                 self._wait_room()
                 if core.closed:
                     raise _Woken()
