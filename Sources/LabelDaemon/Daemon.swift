@@ -148,16 +148,21 @@ public final class Daemon: Sendable {
     limits.maxMessageBytes = config.maxMessageBytes
     limits.maxQueuedMessages = config.maxQueuedMessages
     limits.longLineSeconds = Double(config.longLineSeconds)
+    let dispatcher = Dispatcher(services: services)
     server = try Server(
-      listenFD: fd, ownedPath: owned, dispatcher: Dispatcher(services: services),
+      listenFD: fd, ownedPath: owned, dispatcher: dispatcher,
       channel: channel, limits: limits, log: log)
     var webSettings = config.web
     webSettings.stateDirectory = config.stateDirectory
     webSettings.maxMessageBytes = config.maxMessageBytes
     web = WebEndpoint(
       settings: webSettings, server: server, tokens: tokens,
-      metrics: { [services, server, jobStore, state] in
+      metrics: { [services, server, jobStore, state, dispatcher] in
         var m = MetricsSnapshot()
+        let counted = jobStore.counted
+        m.copiesPrinted = counted.copiesPrinted
+        m.jobsEnded = counted.ended
+        m.latency = dispatcher.latency.snapshot
         m.printers = services.printers.printers
         m.alerts = services.channel.active
         for job in jobStore.unfinished() { m.unfinishedJobs[job.state, default: 0] += 1 }

@@ -31,6 +31,8 @@ package final class Dispatcher: Sendable {
   package let services: ServerContext
   /// `printers.list` is asked often and changes seldom: its encoding is kept.
   private let printersList = EncodedResult<PrintersResult>()
+  /// How long answers take, for `/metrics`.
+  package let latency = LatencyHistogram()
 
   package init(services: ServerContext) { self.services = services }
 
@@ -49,6 +51,8 @@ package final class Dispatcher: Sendable {
   package func handle(_ line: [UInt8], caller: Caller, connection: Connection?) async
     -> [UInt8]?
   {
+    let started = ContinuousClock.now
+    defer { latency.record(since: started) }
     let request: Request
     switch Self.parse(line) {
     case .success(let r): request = r
@@ -111,6 +115,8 @@ package final class Dispatcher: Sendable {
       services.channel.allDelivered, case .success(let request) = Self.parse(line),
       let method = Method(rawValue: request.method), Self.immediateMethods.contains(method)
     else { return .later }
+    let started = ContinuousClock.now
+    defer { latency.record(since: started) }
     let reply: Reply
     do {
       reply = try callAtOnce(method, params: try Params(request.params))

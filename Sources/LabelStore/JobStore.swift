@@ -23,6 +23,15 @@ package final class JobStore: JobStoring {
   /// Jobs created since the last `prune` began (what makes the next one due early).
   package var createdSincePrune: Int { created.load(ordering: .relaxed) }
 
+  /// Since start-up: copies confirmed printed, and jobs ended by their end state (for
+  /// `/metrics`; counted where every change of a job passes, at no cost per list).
+  package struct Counters: Sendable, Equatable {
+    package var copiesPrinted = 0
+    package var ended: [JobState: Int] = [:]
+  }
+  private let counters = Mutex(Counters())
+  package var counted: Counters { counters.withLock { $0 } }
+
   package init(store: StateStore) { self.store = store }
 
   /// The columns of a job, in the order `job(from:)` reads them.
@@ -139,14 +148,21 @@ package final class JobStore: JobStoring {
   /// (the printer did what it did): the outcome says what to report. Nil for an unknown id.
   package func update(_ id: Int, _ change: @Sendable (inout Job) -> Void) async -> (Job, JobWrite)?
   {
-    let updated: Job? = cache.withLock { all in
+    let changed: (before: Job, after: Job)? = cache.withLock { all in
       guard var job = all[id] else { return nil }
+      let before = job
       change(&job)
       job.updatedAt = Date()
       all[id] = job
-      return job
+      return (before, job)
     }
-    guard let job = updated else { return nil }
+    guard let (before, job) = changed else { return nil }
+    if job.printed > before.printed || (job.state.isTerminal && !before.state.isTerminal) {
+      counters.withLock { c in
+        c.copiesPrinted += max(0, job.printed - before.printed)
+        if job.state.isTerminal && !before.state.isTerminal { c.ended[job.state, default: 0] += 1 }
+      }
+    }
     let rows = rowsBehind(plus: id)
     do {
       try await store.run(.accepted) { db throws(SQLiteError) in

@@ -9,6 +9,12 @@ package struct MetricsSnapshot: Sendable {
   package var unfinishedJobs: [JobState: Int] = [:]
   package var clients = 0
   package var storeBytes: Int?
+  /// Since start-up.
+  package var copiesPrinted = 0
+  package var jobsEnded: [JobState: Int] = [:]
+  package var latency: (cumulative: [(bound: Double, count: Int)], count: Int, sum: Double) = (
+    [], 0, 0
+  )
   package init() {}
 
   package func text() -> [UInt8] {
@@ -48,6 +54,20 @@ package struct MetricsSnapshot: Sendable {
     for state in [JobState.pending, .held, .processing] {
       out += "labeld_jobs{state=\"\(state.rawValue)\"} \(unfinishedJobs[state] ?? 0)\n"
     }
+    family("labeld_jobs_ended_total", "counter", "Jobs ended since labeld started, by end state.")
+    for state in [JobState.completed, .canceled, .aborted] {
+      out += "labeld_jobs_ended_total{state=\"\(state.rawValue)\"} \(jobsEnded[state] ?? 0)\n"
+    }
+    family(
+      "labeld_copies_printed_total", "counter", "Copies printers confirmed since labeld started.")
+    out += "labeld_copies_printed_total \(copiesPrinted)\n"
+    family("labeld_request_seconds", "histogram", "Time from a request read to its answer.")
+    for (bound, count) in latency.cumulative {
+      out += "labeld_request_seconds_bucket{le=\"\(bound)\"} \(count)\n"
+    }
+    out += "labeld_request_seconds_bucket{le=\"+Inf\"} \(latency.count)\n"
+    out += "labeld_request_seconds_sum \(latency.sum)\n"
+    out += "labeld_request_seconds_count \(latency.count)\n"
     family("labeld_clients", "gauge", "Connected clients (Unix socket and WebSocket).")
     out += "labeld_clients \(clients)\n"
     if let storeBytes {

@@ -5,23 +5,44 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
+import signal
 import ssl
 import subprocess
+import time
 import urllib.request
+from typing import Any
 
-from conftest import Labeld
+from conftest import BINARY, Labeld
 
 
 def test_metrics_parse_with_prometheus_client(labeld: Labeld) -> None:
     from prometheus_client.parser import text_string_to_metric_families
 
     labeld.call("printers.simulate", {"printer": "sim:ql", "fault": "mediaEmpty"})
+    job = labeld.call("jobs.submit", {"printer": "sim:zebra", "copies": 2,
+                                      "document": {"format": "native", "data": "XlhBXlha"}})["job"]["id"]
+    deadline = time.monotonic() + 30
+    while labeld.call("jobs.get", {"job": job})["job"]["state"] != "completed":
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
     with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % labeld.port, timeout=10) as r:
         assert r.headers["Content-Type"].startswith("text/plain; version=0.0.4")
         text = r.read().decode()
     families = {f.name: f for f in text_string_to_metric_families(text)}
-    for name in ("labeld_printers", "labeld_printer_up", "labeld_alerts_active", "labeld_jobs", "labeld_clients"):
+    for name in ("labeld_printers", "labeld_printer_up", "labeld_alerts_active", "labeld_jobs",
+                 "labeld_clients", "labeld_store_bytes", "labeld_jobs_ended", "labeld_copies_printed",
+                 "labeld_request_seconds"):
         assert name in families, name
+    assert families["labeld_copies_printed"].type == "counter"
+    assert [s.value for s in families["labeld_copies_printed"].samples if s.name.endswith("_total")] == [2.0]
+    ended = {s.labels["state"]: s.value for s in families["labeld_jobs_ended"].samples if s.name.endswith("_total")}
+    assert ended == {"completed": 1.0, "canceled": 0.0, "aborted": 0.0}
+    histogram = families["labeld_request_seconds"]
+    assert histogram.type == "histogram"
+    count = [s.value for s in histogram.samples if s.name == "labeld_request_seconds_count"]
+    assert count and count[0] >= 4
     up = {s.labels["printer"]: s.value for s in families["labeld_printer_up"].samples}
     assert up == {"sim:ql": 0.0, "sim:zebra": 1.0}
     active = [(s.labels, s.value) for s in families["labeld_alerts_active"].samples]
@@ -88,3 +109,56 @@ def test_python_kit_over_wss_pins_the_certificate(labeld_tls: Labeld) -> None:
         Client(url, token=secret, fingerprint="00" * 32, timeout=30).hello()
     # labeld's log has no secret in it.
     assert secret not in labeld_tls.log
+
+
+def _make_cert(directory: str, name: str) -> tuple[str, str]:
+    cert, key = os.path.join(directory, name + ".pem"), os.path.join(directory, name + ".key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                    "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=" + name],
+                   check=True, capture_output=True, timeout=30)
+    return cert, key
+
+
+def _served_fingerprint(port: int) -> str:
+    pem = openssl(port, "-showcerts").stdout
+    cert = pem[pem.index("-----BEGIN CERTIFICATE-----"): pem.index("-----END CERTIFICATE-----") + 25]
+    return subprocess.run(["openssl", "x509", "-noout", "-fingerprint", "-sha256"], input=cert,
+                          capture_output=True, text=True, timeout=30).stdout.strip().split("=")[-1]
+
+
+def _fingerprint_of(path: str) -> str:
+    return subprocess.run(["openssl", "x509", "-noout", "-fingerprint", "-sha256", "-in", path],
+                          capture_output=True, text=True, timeout=30).stdout.strip().split("=")[-1]
+
+
+def test_sighup_reads_the_certificate_again_and_a_bad_pair_keeps_the_old(tmp_path: Any) -> None:
+    import pytest
+
+    if not BINARY:
+        pytest.skip("LABELD_BINARY is not set")
+    live_cert, live_key = str(tmp_path / "live.pem"), str(tmp_path / "live.key")
+    first, first_key = _make_cert(str(tmp_path), "first")
+    second, second_key = _make_cert(str(tmp_path), "second")
+    shutil.copy(first, live_cert)
+    shutil.copy(first_key, live_key)
+    d = Labeld(["--tls-cert", live_cert, "--tls-key", live_key])
+    try:
+        assert _served_fingerprint(d.port) == _fingerprint_of(first)
+        # Renewed in place, then SIGHUP: new connections get the new certificate.
+        shutil.copy(second, live_cert)
+        shutil.copy(second_key, live_key)
+        assert d.proc is not None
+        d.proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 30
+        while _served_fingerprint(d.port) != _fingerprint_of(second):
+            assert time.monotonic() < deadline, d.log
+            time.sleep(0.05)
+        # A key that is not the certificate's: refused, logged, the second one kept.
+        shutil.copy(first_key, live_key)
+        d.proc.send_signal(signal.SIGHUP)
+        while "does not match the certificate" not in d.log:
+            assert time.monotonic() < deadline + 30, d.log
+            time.sleep(0.05)
+        assert _served_fingerprint(d.port) == _fingerprint_of(second)
+    finally:
+        d.cleanup()
