@@ -114,6 +114,20 @@ import Testing
     let score = try #require(
       line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) })
     #expect(score <= 2.0, "\(line)")
+    // With the web endpoint serving a shop's network: the drop-in security.md gives adds
+    // the networks that may connect, and the score stays the same.
+    let withWeb = prefix.appendingPathComponent("web/labeld.service")
+    try FileManager.default.createDirectory(
+      at: withWeb.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try (String(contentsOfFile: service, encoding: .utf8)
+      + "\n[Service]\nIPAddressAllow=192.168.10.0/24\n").write(
+        to: withWeb, atomically: true, encoding: .utf8)
+    let (_, webSecurity) = try Self.run([
+      "systemd-analyze", "security", "--offline=yes", withWeb.path,
+    ])
+    let webLine = try #require(
+      webSecurity.split(separator: "\n").last { $0.contains("Overall exposure level") })
+    #expect(webLine == line, "\(webLine)")
   }
 
   @Test(
