@@ -106,8 +106,10 @@ private struct Handle: @unchecked Sendable {
 /// `onRequest` once its headers are read; a WebSocket accepted goes to `onUpgrade`.
 package final class HTTPServer: Sendable {
   package struct Limits: Sendable, Equatable {
-    /// HTTP connections at once (upgraded ones leave the count).
-    package var connections: Int = 512
+    /// Connections at once, HTTP and WebSocket alike (libmicrohttpd keeps counting a
+    /// connection after its upgrade): with `headerBytes` each, what a flood of slow
+    /// requests can hold is bounded (32 MiB).
+    package var connections: Int = 2048
     /// A request's headers must fit in this (a header flood ends there: 431 or a close).
     package var headerBytes: Int = 16 * 1024
     /// An HTTP connection idle this long is closed.

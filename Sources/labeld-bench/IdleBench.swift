@@ -90,7 +90,7 @@ private func serveASpell(_ c: BlockingConnection) throws {
 }
 
 /// A field of `/proc/PID/smaps_rollup`, in KiB.
-private func rollupKB(_ field: String, _ pid: Int32) -> Int {
+func rollupKB(_ field: String, _ pid: Int32) -> Int {
   let text = String(
     decoding: (try? PlainFile.read("/proc/\(pid)/smaps_rollup")) ?? [], as: UTF8.self)
   for line in text.split(separator: "\n") where line.hasPrefix(field) {
@@ -100,9 +100,10 @@ private func rollupKB(_ field: String, _ pid: Int32) -> Int {
 }
 
 /// Which of libcups, cairo, pango and libzint the process has mapped ("none").
-private func lazyLibraries(_ pid: Int32) -> String {
+func lazyLibraries(_ pid: Int32) -> String {
   let maps = String(decoding: (try? PlainFile.read("/proc/\(pid)/maps")) ?? [], as: UTF8.self)
-  let found = ["libcups", "libcairo", "libpango-", "libzint"].filter { lib in
+  let found = ["libcups", "libcairo", "libpango-", "libzint", "libmicrohttpd", "libgnutls"].filter {
+    lib in
     maps.split(separator: "\n").contains { $0.split(separator: "/").last?.hasPrefix(lib) == true }
   }
   return found.isEmpty

@@ -43,6 +43,7 @@ let sections: [Section] = [
   Section(name: "latency", title: "Request latency", timeout: 600) { try latencySection() },
   Section(name: "idle", title: "Idle memory", timeout: 120) { try idleSection() },
   Section(name: "fanout", title: "Alert fan-out", timeout: 180) { try fanoutSection() },
+  Section(name: "web", title: "Web endpoint (WebSocket)", timeout: 400) { try webSection() },
   Section(name: "kit", title: "Client kit (LabelKit)", timeout: 300) { try kitSection() },
   Section(name: "hostile", title: "Memory under hostile peers", timeout: 300) {
     try hostilePeersSection()

@@ -46,7 +46,7 @@ typedef void (*chttp_upgrade_fn)(void *context, uint64_t tag, int fd, chttp_upgr
 typedef struct {
   int listen_fd;              // bound and listening; the server does not close it
   int tls;                    // serve TLS with the credentials given to chttp_set_credentials
-  unsigned connection_limit;  // HTTP connections at once (upgraded ones leave the count)
+  unsigned connection_limit;  // connections at once, upgraded ones included
   size_t memory_limit;        // per connection: the request's headers must fit
   unsigned timeout_seconds;   // an HTTP connection idle this long is closed
 } chttp_options;
