@@ -119,7 +119,8 @@ import Testing
     let withWeb = prefix.appendingPathComponent("web/labeld.service")
     try FileManager.default.createDirectory(
       at: withWeb.deletingLastPathComponent(), withIntermediateDirectories: true)
-    try (String(contentsOfFile: service, encoding: .utf8)
+    try
+      (String(contentsOfFile: service, encoding: .utf8)
       + "\n[Service]\nIPAddressAllow=192.168.10.0/24\n").write(
         to: withWeb, atomically: true, encoding: .utf8)
     let (_, webSecurity) = try Self.run([
