@@ -33,18 +33,34 @@ package struct WebSocketFramer: Framer {
     -> Framed
   {
     guard !ended else { return Framed(discarded: bytes.count) }
-    buffer.append(contentsOf: bytes)
     var framed = Framed()
-    var start = 0
-    defer {
-      if start > 0 { buffer.removeFirst(min(start, buffer.count)) }
+    if buffer.isEmpty {
+      // The usual case: whole frames, parsed where the read put them, not copied first.
+      let used = parse(bytes, into: &inbound, &framed)
+      if used < bytes.count {
+        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...]))
+      }
+      return framed
     }
+    buffer.append(contentsOf: bytes)
+    let held = buffer
+    buffer = []
+    let used = held.withUnsafeBytes { parse($0, into: &inbound, &framed) }
+    if used < held.count { buffer = Array(held[used...]) }
+    return framed
+  }
+
+  /// Takes the whole frames at the start of `b`; returns how many bytes they were (all of
+  /// them once reading has ended).
+  private mutating func parse(
+    _ b: UnsafeRawBufferPointer, into inbound: inout [Inbound], _ framed: inout Framed
+  ) -> Int {
+    var start = 0
     while !ended {
-      guard let frame = Self.header(buffer, from: start) else { break }
+      guard let frame = Self.header(b, from: start) else { break }
       if case .invalid(let why, let code) = frame {
-        refuse(why, code: code, at: start, into: &inbound, &framed)
-        start = buffer.count
-        break
+        refuse(why, code: code, at: start, of: b.count, into: &inbound, &framed)
+        return b.count
       }
       guard case .frame(let fin, let opcode, let length, let headerBytes, let mask) = frame
       else { break }
@@ -53,14 +69,19 @@ package struct WebSocketFramer: Framer {
       if !isControl && (opcode == 1 || opcode == 0)
         && message.count + length > maxMessageBytes
       {
-        refuse(nil, code: 1009, at: start, into: &inbound, &framed)
-        start = buffer.count
-        break
+        refuse(nil, code: 1009, at: start, of: b.count, into: &inbound, &framed)
+        return b.count
       }
       let total = headerBytes + length
-      guard buffer.count - start >= total else { break }
-      var payload = Array(buffer[(start + headerBytes)..<(start + total)])
-      for i in 0..<payload.count { payload[i] ^= mask[i & 3] }
+      guard b.count - start >= total else { break }
+      let from = start + headerBytes
+      // Unmasked as it is copied out (RFC 6455 §5.3: octet i XOR mask octet i mod 4).
+      let payload = [UInt8](unsafeUninitializedCapacity: length) { out, n in
+        for i in 0..<length {
+          out[i] = b[from + i] ^ UInt8(truncatingIfNeeded: mask >> UInt32((i & 3) * 8))
+        }
+        n = length
+      }
       let frameStart = start
       start += total
       switch opcode {
@@ -78,22 +99,25 @@ package struct WebSocketFramer: Framer {
         ended = true
         framed.ended = true
         framed.goodbye = true
-        framed.discarded += buffer.count - start
-        start = buffer.count
+        framed.discarded += b.count - start
+        return b.count
       case 0x1, 0x0:
         if opcode == 0x1 && inMessage {
           refuse(
             "a new text message began inside a fragmented one", code: 1002, at: frameStart,
-            into: &inbound, &framed)
-          start = buffer.count
-          break
+            of: b.count, into: &inbound, &framed)
+          return b.count
         }
         if opcode == 0x0 && !inMessage {
           refuse(
             "a continuation frame with no message to continue", code: 1002, at: frameStart,
-            into: &inbound, &framed)
-          start = buffer.count
-          break
+            of: b.count, into: &inbound, &framed)
+          return b.count
+        }
+        if fin && !inMessage {
+          // A message in one frame: its payload is the message, as it is.
+          inbound.append(.message(payload, wireBytes: total))
+          continue
         }
         inMessage = true
         message += payload
@@ -107,25 +131,26 @@ package struct WebSocketFramer: Framer {
       case 0x2:
         refuse(
           "binary WebSocket messages are not protocol v1: send each request as a text message",
-          code: 1003, at: frameStart, into: &inbound, &framed)
-        start = buffer.count
+          code: 1003, at: frameStart, of: b.count, into: &inbound, &framed)
+        return b.count
       default:
         refuse(
-          "WebSocket opcode \(opcode) is reserved", code: 1002, at: frameStart, into: &inbound,
-          &framed)
-        start = buffer.count
+          "WebSocket opcode \(opcode) is reserved", code: 1002, at: frameStart, of: b.count,
+          into: &inbound, &framed)
+        return b.count
       }
     }
-    return framed
+    return ended ? b.count : start
   }
 
   private enum Header {
-    case frame(fin: Bool, opcode: UInt8, length: Int, headerBytes: Int, mask: [UInt8])
+    /// `mask`: the four masking octets, the first in the lowest byte.
+    case frame(fin: Bool, opcode: UInt8, length: Int, headerBytes: Int, mask: UInt32)
     case invalid(String, code: UInt16)
   }
 
   /// The frame header at `start` (RFC 6455 §5.2), nil until all of it has arrived.
-  private static func header(_ b: [UInt8], from start: Int) -> Header? {
+  private static func header(_ b: UnsafeRawBufferPointer, from start: Int) -> Header? {
     guard b.count - start >= 2 else { return nil }
     let b0 = b[start]
     let b1 = b[start + 1]
@@ -159,14 +184,15 @@ package struct WebSocketFramer: Framer {
       length = Int(big)
     }
     guard b.count - at >= 4 else { return nil }
-    let mask = Array(b[at..<(at + 4)])
+    let mask =
+      UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24
     at += 4
     return .frame(fin: fin, opcode: opcode, length: length, headerBytes: at - start, mask: mask)
   }
 
   /// Ends reading: the error answered (when there is one to say), then a close frame.
   private mutating func refuse(
-    _ why: String?, code: UInt16, at start: Int, into inbound: inout [Inbound],
+    _ why: String?, code: UInt16, at start: Int, of count: Int, into inbound: inout [Inbound],
     _ framed: inout Framed
   ) {
     closeCode = code
@@ -175,7 +201,7 @@ package struct WebSocketFramer: Framer {
     inbound.append(.refused(why.map { .invalidRequest($0) } ?? .messageTooLarge))
     // Everything read that no message appended so far claims: the message begun and the
     // frames from `start` on.
-    framed.discarded += buffer.count - start + messageWire
+    framed.discarded += count - start + messageWire
     message = []
     messageWire = 0
   }
@@ -201,22 +227,28 @@ package struct WebSocketFramer: Framer {
 
   package func keepAlive() -> [UInt8]? { Self.frame(opcode: 0x9, []) }
 
-  /// A server frame (unmasked, §5.1), whole.
+  /// A server frame (unmasked, §5.1), whole: written once into an array of its size.
   static func frame<C: Collection<UInt8>>(opcode: UInt8, _ payload: C) -> [UInt8] {
-    var out: [UInt8] = [0x80 | opcode]
     let n = payload.count
-    out.reserveCapacity(n + 10)
-    if n < 126 {
-      out.append(UInt8(n))
-    } else if n <= 0xFFFF {
-      out += [126, UInt8(n >> 8), UInt8(n & 0xFF)]
-    } else {
-      out.append(127)
-      for shift in stride(from: 56, through: 0, by: -8) {
-        out.append(UInt8((UInt64(n) >> UInt64(shift)) & 0xFF))
+    let header = n < 126 ? 2 : n <= 0xFFFF ? 4 : 10
+    return [UInt8](unsafeUninitializedCapacity: header + n) { out, count in
+      out[0] = 0x80 | opcode
+      if n < 126 {
+        out[1] = UInt8(n)
+      } else if n <= 0xFFFF {
+        out[1] = 126
+        out[2] = UInt8(n >> 8)
+        out[3] = UInt8(n & 0xFF)
+      } else {
+        out[1] = 127
+        for k in 0..<8 { out[2 + k] = UInt8(truncatingIfNeeded: UInt64(n) >> UInt64(56 - 8 * k)) }
       }
+      var i = header
+      for byte in payload {
+        out[i] = byte
+        i += 1
+      }
+      count = header + n
     }
-    out += payload
-    return out
   }
 }

@@ -49,6 +49,28 @@ private final class RawClient {
     keep = ws
   }
 
+  /// A WebSocket to the endpoint's `unix:` listener at `path` (the handshake by hand: the
+  /// same bytes as `WebSocketClient`'s).
+  init(unixHTTP path: String, token: String, line: [UInt8]) throws {
+    let fd = try UnixSocket.connect(path: path)
+    let hello = WebSocketClient.handshake(["Authorization": "Bearer \(token)"])
+    _ = hello.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    var head: [UInt8] = []
+    var byte: UInt8 = 0
+    while !head.suffix(4).elementsEqual([13, 10, 13, 10]) {
+      var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      guard poll(&p, 1, 10_000) == 1, read(fd, &byte, 1) == 1 else {
+        close(fd)
+        throw BenchError.failed("no handshake answer on \(path)")
+      }
+      head.append(byte)
+    }
+    self.fd = fd
+    request = WebSocketClient.frame(opcode: 1, line)
+    webSocket = true
+    keep = nil
+  }
+
   deinit { if keep == nil { close(fd) } }
 
   /// One call: false when the connection failed.
@@ -133,9 +155,11 @@ private func measureRaw(
   nofile.rlim_cur = nofile.rlim_max
   setrlimit(Int32(RLIMIT_NOFILE.rawValue), &nofile)
   let port = freePort()
+  let home = config.work.appendingPathComponent("web")
+  let httpSocket = home.appendingPathComponent("http.sock").path
   let (daemon, socket) = try startDaemon(
-    config.work.appendingPathComponent("web"),
-    benchPrinters + ["--listen-http", "127.0.0.1:\(port)"])
+    home,
+    benchPrinters + ["--listen-http", "127.0.0.1:\(port)", "--listen-http", "unix:\(httpSocket)"])
   defer { stopDaemon(daemon) }
   let admin = try BlockingConnection(socketPath: socket)
   let token = try admin.call(
@@ -154,7 +178,7 @@ private func measureRaw(
   let total = config.requests * 10
   let line = Array(#"{"jsonrpc":"2.0","id":1,"method":"printers.list"}"#.utf8)
   for round in 1...3 {
-    for transport in ["Unix socket", "WebSocket"] {
+    for transport in ["Unix socket", "WebSocket", "WebSocket on unix:"] {
       progress("printers.list, \(transport), round \(round) of 3")
       let ticks = cpuTicks()
       let (lat, wall) =
