@@ -9,6 +9,9 @@ let package = Package(
     // The client kit for apps: `.package(path:)` or `url:` this repository, then
     // `.product(name: "LabelKit", package: "labeld")` and `import LabelKit`.
     .library(name: "LabelKit", targets: ["LabelKit"]),
+    // LabelKit over labeld's web endpoint (URLSessionWebSocketTask), for apps on other
+    // devices: `LabeldClient(route: .webSocket(url:token:pinnedSHA256:))`.
+    .library(name: "LabelKitWeb", targets: ["LabelKitWeb"]),
     .executable(name: "labeld", targets: ["labeld"]),
     .executable(name: "labelctl", targets: ["labelctl"]),
   ],
@@ -165,6 +168,7 @@ let package = Package(
     // The mixed load of issue #13 (clients, fault toggling, per-interval counts) and /proc
     // metrics, shared by `make soak` (labeld-bench --soak) and the soak test.
     .target(name: "LabelLoad", dependencies: ["LabelKit", "LabelCore"]),
+    .target(name: "LabelKitWeb", dependencies: ["LabelKit"]),
     .executableTarget(
       name: "labeld",
       dependencies: ["LabelDaemon", "LabelCore", "LabelPOSIX", "LabelLog", "LabelCommandLine"]),
@@ -232,7 +236,7 @@ let package = Package(
       name: "IntegrationTests",
       dependencies: [
         "LabelKit", "LabelCore", "LabelWire", "LabelPOSIX", "LabelLanguages", "LabelRender",
-        "LabelSQLite",
+        "LabelSQLite", "LabelKitWeb",
         "LabelLoad", "LabelTestKit", "labeld", "labelctl",
       ]
     ),

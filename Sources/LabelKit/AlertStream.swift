@@ -28,7 +28,7 @@ extension LabeldClient {
     status: (@Sendable (AlertStreamStatus) -> Void)? = nil
   ) -> AlertStream {
     AlertStream(
-      paths: paths, since: since, store: store, status: status, offers: offerBoard)
+      route: route, since: since, store: store, status: status, offers: offerBoard)
   }
 }
 
@@ -37,7 +37,7 @@ public struct AlertStream: AsyncSequence, Sendable {
   public typealias Element = AlertUpdate
   public typealias Failure = LabelError
 
-  let paths: [String]
+  let route: LabeldRoute
   let since: UInt64?
   let store: (any AlertPositionStore)?
   let status: (@Sendable (AlertStreamStatus) -> Void)?
@@ -47,7 +47,7 @@ public struct AlertStream: AsyncSequence, Sendable {
     let inbox = OfferInbox()
     offers.register(inbox)
     return Iterator(
-      feed: AlertFeed(paths: paths, since: since, store: store, status: status, inbox: inbox))
+      feed: AlertFeed(route: route, since: since, store: store, status: status, inbox: inbox))
   }
 
   public struct Iterator: AsyncIteratorProtocol {
@@ -74,7 +74,7 @@ public struct AlertStream: AsyncSequence, Sendable {
 actor AlertFeed {
   private enum Request { case subscribe, snapshot }
 
-  private let paths: [String]
+  private let route: LabeldRoute
   private let store: (any AlertPositionStore)?
   private let status: (@Sendable (AlertStreamStatus) -> Void)?
   private let inbox: OfferInbox
@@ -91,10 +91,10 @@ actor AlertFeed {
   private var stored: UInt64?
 
   init(
-    paths: [String], since: UInt64?, store: (any AlertPositionStore)?,
+    route: LabeldRoute, since: UInt64?, store: (any AlertPositionStore)?,
     status: (@Sendable (AlertStreamStatus) -> Void)?, inbox: OfferInbox
   ) {
-    self.paths = paths
+    self.route = route
     self.store = store
     self.status = status
     self.inbox = inbox
@@ -191,7 +191,7 @@ actor AlertFeed {
     await inbox.sleep(for: wait)
     if Task.isCancelled { return }
     do {
-      let opened = try StreamConnection(paths: paths)
+      let opened = try StreamConnection(route: route)
       requests = [try opened.send(.subscribe, sync.connected()): .subscribe]
       connection = opened
     } catch {

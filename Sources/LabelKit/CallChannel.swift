@@ -46,14 +46,14 @@ final class CallChannel: Sendable {
   /// How long the lane waits for more before it checks whether any call still waits.
   private static let laneWait = Duration.milliseconds(50)
 
-  private let socket: LineSocket
+  private let socket: any MessageLink
   private let state = Mutex(State())
   private let lane = DispatchQueue(label: "LabelKit.answers")
   /// Timeouts fire here.
   private static let timers = DispatchQueue(label: "LabelKit.timeouts")
 
-  /// Connects to the first of `paths` where labeld listens.
-  init(paths: [String]) throws(LabelError) { socket = try LineSocket.connect(paths) }
+  /// Connects by `route`.
+  init(route: LabeldRoute) throws(LabelError) { socket = try route.connect() }
 
   deinit { socket.shutdown() }
 

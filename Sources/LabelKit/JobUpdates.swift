@@ -7,7 +7,7 @@ extension LabeldClient {
   /// again, so a job that ended meanwhile is reported ended. A change is handed out when
   /// its state, printed count or time differ from the last one, never going back.
   public nonisolated func jobUpdates(job id: Int) -> JobUpdates {
-    JobUpdates(paths: paths, job: id)
+    JobUpdates(route: route, job: id)
   }
 
   /// Waits until job `id` ends and returns it as it ended: `completed` (every copy
@@ -26,10 +26,10 @@ public struct JobUpdates: AsyncSequence, Sendable {
   public typealias Element = Job
   public typealias Failure = LabelError
 
-  let paths: [String]
+  let route: LabeldRoute
   let job: Int
 
-  public func makeAsyncIterator() -> Iterator { Iterator(feed: JobFeed(paths: paths, job: job)) }
+  public func makeAsyncIterator() -> Iterator { Iterator(feed: JobFeed(route: route, job: job)) }
 
   public struct Iterator: AsyncIteratorProtocol {
     let feed: JobFeed
@@ -48,7 +48,7 @@ public struct JobUpdates: AsyncSequence, Sendable {
 }
 
 actor JobFeed {
-  private let paths: [String]
+  private let route: LabeldRoute
   private let job: Int
   private var ready: [Job] = []
   private var last: Job?
@@ -57,8 +57,8 @@ actor JobFeed {
   private var backoff = Backoff()
   private let inbox = OfferInbox()
 
-  init(paths: [String], job: Int) {
-    self.paths = paths
+  init(route: LabeldRoute, job: Int) {
+    self.route = route
     self.job = job
   }
 
@@ -76,7 +76,7 @@ actor JobFeed {
         await inbox.sleep(for: backoff.next())
         if Task.isCancelled { continue }
         do {
-          let opened = try StreamConnection(paths: paths)
+          let opened = try StreamConnection(route: route)
           _ = try opened.send(.subscribe, ["topics": ["jobs"]])
           getID = try opened.send(.jobsGet, ["job": .int(job)])
           self.connection = opened

@@ -178,6 +178,13 @@ public struct Unreachable: Sendable, Equatable, CustomStringConvertible {
   /// The system's words for it ("No such file or directory").
   public var detail: String
 
+  /// A web endpoint that could not be reached or refused the handshake: `detail` says why.
+  package init(remote url: String, detail: String) {
+    path = url
+    self.detail = detail
+    cause = .other(errno: 0)
+  }
+
   init(path: String, errno: Int32, detail: String) {
     self.path = path
     self.detail = detail

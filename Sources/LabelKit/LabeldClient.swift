@@ -12,11 +12,15 @@ import LabelCore
 /// saveError alert, and the alert streams of this client hand that alert out at once and
 /// skip its copy from the channel: shown once, not twice.
 public actor LabeldClient {
-  /// Where this client connects: the socket path given, else the protocol's discovery.
+  /// Where this client connects: the socket path given, else the protocol's discovery (a
+  /// web endpoint's URL for a client made with `init(route:)`).
   public nonisolated let socketPath: String
   /// The paths tried in order: `socketPath`, then, unless a path was given or named by the
-  /// environment, the system service's (`SocketPath.clientCandidates`).
+  /// environment, the system service's (`SocketPath.clientCandidates`); none for a route
+  /// of another kind.
   nonisolated let paths: [String]
+  /// How every connection of this client is opened.
+  nonisolated let route: LabeldRoute
   /// How long a call waits for its answer (nil: for ever).
   public var callTimeout: Duration? = .seconds(60)
   private var channel: CallChannel?
@@ -31,6 +35,16 @@ public actor LabeldClient {
     paths = SocketPath.clientCandidates(
       explicit: socketPath, environment: OS.environment, uid: OS.uid)
     self.socketPath = paths[0]
+    route = .socket(paths: paths)
+  }
+
+  /// A client that reaches labeld by `route`: its web endpoint from another device
+  /// (`LabeldRoute.webSocket(url:token:pinnedSHA256:)`, in LabelKitWeb), with the same
+  /// calls, streams and guarantees.
+  public init(route: LabeldRoute) {
+    paths = []
+    socketPath = route.description
+    self.route = route
   }
 
   deinit { channel?.close() }
@@ -103,7 +117,7 @@ public actor LabeldClient {
   /// The open channel, or a new one when there is none or it has ended.
   private func open() throws(LabelError) -> CallChannel {
     if let channel, channel.isOpen { return channel }
-    let opened = try CallChannel(paths: paths)
+    let opened = try CallChannel(route: route)
     channel = opened
     return opened
   }

@@ -6,12 +6,12 @@ import Synchronization
 /// and the lines labeld sends read on a lane of the stream's own, so that waiting for the
 /// next alert, which may be hours away, never holds one of Swift's few cooperative threads.
 final class StreamConnection: Sendable {
-  private let socket: LineSocket
+  private let socket: any MessageLink
   private let lane = BlockingQueue(label: "LabelKit.stream")
   private let ids = Mutex(1)
 
-  /// Connects to the first of `paths` where labeld listens.
-  init(paths: [String]) throws(LabelError) { socket = try LineSocket.connect(paths) }
+  /// Connects by `route`.
+  init(route: LabeldRoute) throws(LabelError) { socket = try route.connect() }
 
   deinit { socket.shutdown() }
 

@@ -153,11 +153,12 @@ def test_read_only_methods() -> None:
     reads = [
         "hello", "printers.list", "printers.get", "products.get", "products.list",
         "templates.list", "templates.get", "labels.render", "jobs.get", "jobs.list",
-        "alerts.active", "devices.list",
+        "alerts.active", "devices.list", "tokens.list",
     ]  # fmt: skip
     others = [
         "printers.refresh", "printers.simulate", "products.save", "products.delete",
         "templates.save", "jobs.submit", "jobs.cancel", "alerts.dismiss", "subscribe",
+        "tokens.create", "tokens.revoke",
     ]  # fmt: skip
     assert READ_ONLY_METHODS == frozenset(reads)
     for m in reads:

@@ -35,6 +35,7 @@ READ_ONLY_METHODS = frozenset(
         "jobs.list",
         "alerts.active",
         "devices.list",
+        "tokens.list",
     }
 )
 
