@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelKit
+import LabelLoad
 import LabelTestKit
 import LabelWire
 import Testing
@@ -245,6 +246,85 @@ import Testing
         texts.last == #"{"jsonrpc":"2.0","method":"overflow","params":{"seq":\#(texts.count - 1)}}"#
       )
       #expect(last?.opcode == 8)
+    }
+  }
+
+  /// The protocol fuzzer's requests as WebSocket text messages from an admin token, then
+  /// the frames themselves mutated: every answer is a JSON-RPC object, a connection ends
+  /// only with a close frame, and labeld serves on.
+  @Test func fuzzedRequestsAndFrames_overAWebSocket() throws {
+    try withWeb { d, port, _ in
+      var fuzzer = ProtocolFuzzer(seed: 28)
+      try ProtocolFuzzer.prepare(try d.client())
+      let admin = try d.token("fuzz-admin", role: "admin")
+      var ws = try WebSocketClient(port: port, token: admin)
+      var fence = 1_000_000
+      var answered = 0
+      for i in 0..<1500 {
+        let line =
+          i < ProtocolFuzzer.nastyLines.count
+          ? Array(ProtocolFuzzer.nastyLines[i].utf8) : fuzzer.nextLine().line
+        try ws.send(raw: WebSocketClient.frame(opcode: 1, line))
+        guard i % 50 == 49 else { continue }
+        // A fence: everything before it is answered by the time its answer comes.
+        fence += 1
+        try ws.send(text: #"{"jsonrpc":"2.0","id":\#(fence),"method":"hello"}"#)
+        var sawFence = false
+        while !sawFence, let frame = ws.readFrame(timeout: 30) {
+          if frame.opcode == 8 { break }
+          guard frame.opcode == 1 else { continue }
+          let message = try JSONValue.parse(frame.payload)
+          #expect(message["jsonrpc"] == "2.0", "\(frame.text.prefix(300))")
+          if message["id"] == .int(fence) { sawFence = true } else { answered += 1 }
+        }
+        if !sawFence {
+          // Closed (a line over the limit among the nasty ones): labeld goes on.
+          #expect(d.process.isRunning)
+          ws = try WebSocketClient(port: port, token: admin)
+        }
+      }
+      #expect(answered > 500)
+      var rng = SeededGenerator(seed: 2828)
+      for _ in 0..<300 {
+        var bytes = WebSocketClient.frame(opcode: 1, fuzzer.nextLine().line)
+        for _ in 0..<Int.random(in: 1...3, using: &rng) {
+          bytes[Int.random(in: 0..<bytes.count, using: &rng)] = UInt8.random(
+            in: 0...255, using: &rng)
+        }
+        let probe = try WebSocketClient(port: port, token: admin)
+        try probe.send(raw: bytes + WebSocketClient.frame(opcode: 8, [0x03, 0xE8]))
+        // Whatever it made of them, it ends with a close frame and closes.
+        var last: WebSocketClient.Frame?
+        while let frame = probe.readFrame(timeout: 30) {
+          last = frame
+          if frame.opcode == 8 { break }
+        }
+        #expect(last?.opcode == 8)
+      }
+      #expect(try d.client().call("hello", as: HelloResult.self).server == "labeld")
+    }
+  }
+
+  /// Pings faster than they are read: labeld stops reading that client once its answers
+  /// pile up (the socket's back-pressure), stays small, and serves everyone else.
+  @Test func pingFlood_isBounded() throws {
+    try withWeb { d, port, secret in
+      let flooder = try WebSocketClient(port: port, token: secret)
+      let ping = WebSocketClient.frame(opcode: 9, Array("flood".utf8))
+      let burst = Array([[UInt8]](repeating: ping, count: 10_000).joined())
+      var sent = 0
+      // Until labeld stops taking them (the write times out) or 200 MB went.
+      while sent < 2_000,
+        (try? flooder.connection.write(burst, timeoutMS: 2000, cancelled: { false })) != nil
+      {
+        sent += 1
+      }
+      let rss = try #require(ProcessMetrics.read(d.process.processIdentifier)).rssKB
+      #expect(rss < 200_000, "labeld RSS \(rss) KB after \(sent) bursts of 10,000 pings")
+      #expect(try d.client().call("hello", as: HelloResult.self).server == "labeld")
+      #expect(try WebSocketClient(port: port, token: secret).call("hello")["result"] != nil)
+      // The flooder's pongs are there to read, each with its ping's payload.
+      #expect(flooder.readFrame()?.opcode == 0xA)
     }
   }
 
