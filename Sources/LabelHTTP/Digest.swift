@@ -4,19 +4,21 @@ import CHTTP
 /// §4.2.2 fixes it) and SHA-256 for tokens and certificate fingerprints.
 package enum Digest {
   package static func sha1(_ bytes: [UInt8]) throws(HTTPError) -> [UInt8] {
-    try HTTPLibraries.require()
-    var out = [UInt8](repeating: 0, count: 20)
-    bytes.withUnsafeBytes { b in
-      out.withUnsafeMutableBufferPointer { chttp_sha1(b.baseAddress, b.count, $0.baseAddress) }
-    }
-    return out
+    try hash(bytes, size: 20, chttp_sha1)
   }
 
   package static func sha256(_ bytes: [UInt8]) throws(HTTPError) -> [UInt8] {
+    try hash(bytes, size: 32, chttp_sha256)
+  }
+
+  private static func hash(
+    _ bytes: [UInt8], size: Int,
+    _ function: (UnsafeRawPointer?, Int, UnsafeMutablePointer<UInt8>?) -> Void
+  ) throws(HTTPError) -> [UInt8] {
     try HTTPLibraries.require()
-    var out = [UInt8](repeating: 0, count: 32)
+    var out = [UInt8](repeating: 0, count: size)
     bytes.withUnsafeBytes { b in
-      out.withUnsafeMutableBufferPointer { chttp_sha256(b.baseAddress, b.count, $0.baseAddress) }
+      out.withUnsafeMutableBufferPointer { function(b.baseAddress, b.count, $0.baseAddress) }
     }
     return out
   }

@@ -35,3 +35,33 @@ package enum Fixtures {
     ).job
   }
 }
+
+extension BlockingConnection {
+  /// Raises and clears `printer`'s `mediaEmpty` `toggles` times, pipelined in batches of
+  /// 100 (200 requests written at once, then their answers read): the flood of alert
+  /// events the overflow tests need, at the socket's pace. `until`, asked after each
+  /// batch, stops it early. Returns how many toggles were sent.
+  @discardableResult
+  package func floodFaults(
+    on printer: String, toggles: Int, until done: () -> Bool = { false }
+  ) throws -> Int {
+    var id = 0
+    var sent = 0
+    while sent < toggles && !done() {
+      var batch: [UInt8] = []
+      for _ in 0..<100 {
+        for fault in ["\"mediaEmpty\"", "null"] {
+          id += 1
+          batch +=
+            Array(
+              #"{"jsonrpc":"2.0","id":\#(id),"method":"printers.simulate","params":{"printer":"\#(printer)","fault":\#(fault)}}"#
+                .utf8) + [0x0A]
+        }
+      }
+      try sendRaw(batch)
+      for _ in 0..<200 { _ = try readMessage() }
+      sent += 100
+    }
+    return sent
+  }
+}

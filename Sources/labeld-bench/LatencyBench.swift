@@ -27,6 +27,24 @@ func measure(
 )
   -> ([UInt64], Double)
 {
+  runClients(
+    clients: clients, total: total, interval: interval,
+    connect: { () -> BlockingConnection? in
+      guard let c = try? BlockingConnection(socketPath: socket) else { return nil }
+      _ = try? c.call("hello")
+      return c
+    },
+    call: { c in (try? c.call(method, params)) != nil })
+}
+
+/// `clients` threads, each on a connection `connect` opens in it, making `total` calls
+/// (`call`; false ends that client) between them, started together once all are connected;
+/// every call's latency (ns), sorted, and the wall time. With `interval`, each paces itself
+/// to one call per interval.
+func runClients<Client>(
+  clients: Int, total: Int, interval: Double? = nil,
+  connect: @escaping @Sendable () -> Client?, call: @escaping @Sendable (Client) -> Bool
+) -> ([UInt64], Double) {
   let perClient = max(1, total / clients)
   let latencies = Mutex<[UInt64]>([])
   let group = DispatchGroup()
@@ -35,8 +53,7 @@ func measure(
     group.enter()
     Thread.detachNewThread {
       defer { group.leave() }
-      guard let c = try? BlockingConnection(socketPath: socket) else { return }
-      _ = try? c.call("hello")
+      guard let c = connect() else { return }
       start.wait()
       var mine: [UInt64] = []
       mine.reserveCapacity(perClient)
@@ -48,13 +65,13 @@ func measure(
           next += UInt64(interval * 1e9)
         }
         let t = now()
-        _ = try? c.call(method, params)
+        guard call(c) else { break }
         mine.append(now() - t)
       }
       latencies.withLock { $0 += mine }
     }
   }
-  usleep(200_000)  // let every client connect before the clock starts
+  usleep(300_000)  // let every client connect before the clock starts
   let t0 = now()
   for _ in 0..<clients { start.signal() }
   group.wait()
@@ -132,10 +149,28 @@ func measure(
     subscribers.append(fd)
   }
   let subscribedRSS = rssKB(daemon.processIdentifier)
+  var (fanout, toFirst) = try fanOut(
+    to: subscribers, trigger: try BlockingConnection(socketPath: socket))
+  fanout.sort()
+  toFirst.sort()
+  emit("| measurement | value |\n|---|---:|")
+  emit(String(format: "| one alert to 1,000 subscribers, median of 5 (ms) | %.2f |", fanout[2]))
+  emit(String(format: "| one alert to 1,000 subscribers, worst of 5 (ms) | %.2f |", fanout[4]))
+  emit(
+    String(format: "| the same, to the first subscriber, median of 5 (ms) | %.2f |", toFirst[2]))
+  emit(
+    "| RSS with 1,000 subscribers (MB) | \(String(format: "%.1f", Double(subscribedRSS) / 1024)) |")
+}
+
+/// Five alerts (a fault raised and cleared) to `subscribers` (connected, subscribed), each
+/// timed from sending printers.simulate to the last subscriber reading it, and to the
+/// first. The subscribers are read as labeld's own epoll loop reports them, not by poll()
+/// scanning 1,000 descriptors per wake-up: the time measured is labeld's.
+func fanOut(to subscribers: [Int32], trigger: BlockingConnection) throws -> (
+  all: [Double], first: [Double]
+) {
   var fanout: [Double] = []
   var toFirst: [Double] = []
-  // The subscribers are read as labeld's own epoll loop reports them, not by poll()
-  // scanning 1,000 descriptors per wake-up: the time measured is labeld's.
   let loop = try EventLoop()
   try loop.start()
   defer { loop.stop() }
@@ -162,7 +197,6 @@ func measure(
         if done { allHeard.signal() }
       })
   }
-  let trigger = try BlockingConnection(socketPath: socket)
   for round in 0..<5 {
     progress("round \(round + 1) of 5")
     pending.withLock { $0 = Set(subscribers) }
@@ -177,13 +211,5 @@ func measure(
     fanout.append(Double(now() - t0) / 1e6)
     toFirst.append(Double((firstHeard.withLock { $0 } ?? t0) - t0) / 1e6)
   }
-  fanout.sort()
-  toFirst.sort()
-  emit("| measurement | value |\n|---|---:|")
-  emit(String(format: "| one alert to 1,000 subscribers, median of 5 (ms) | %.2f |", fanout[2]))
-  emit(String(format: "| one alert to 1,000 subscribers, worst of 5 (ms) | %.2f |", fanout[4]))
-  emit(
-    String(format: "| the same, to the first subscriber, median of 5 (ms) | %.2f |", toFirst[2]))
-  emit(
-    "| RSS with 1,000 subscribers (MB) | \(String(format: "%.1f", Double(subscribedRSS) / 1024)) |")
+  return (fanout, toFirst)
 }

@@ -115,40 +115,6 @@ private final class RawClient {
   }
 }
 
-/// `clients` threads, each on its own connection, making `total` calls between them flat
-/// out; every call's latency (ns), sorted, and the wall time.
-private func measureRaw(
-  _ connect: @escaping @Sendable () throws -> RawClient, clients: Int, total: Int
-)
-  -> ([UInt64], Double)
-{
-  let perClient = max(1, total / clients)
-  let latencies = Mutex<[UInt64]>([])
-  let group = DispatchGroup()
-  let start = DispatchSemaphore(value: 0)
-  for _ in 0..<clients {
-    group.enter()
-    Thread.detachNewThread {
-      defer { group.leave() }
-      guard let c = try? connect(), c.call() else { return }
-      start.wait()
-      var mine: [UInt64] = []
-      mine.reserveCapacity(perClient)
-      for _ in 0..<perClient {
-        let t = now()
-        guard c.call() else { break }
-        mine.append(now() - t)
-      }
-      latencies.withLock { $0 += mine }
-    }
-  }
-  usleep(300_000)
-  let t0 = now()
-  for _ in 0..<clients { start.signal() }
-  group.wait()
-  return (latencies.withLock { $0 }.sorted(), Double(now() - t0) / 1e9)
-}
-
 @MainActor func webSection() throws {
   var nofile = rlimit()
   getrlimit(Int32(RLIMIT_NOFILE.rawValue), &nofile)
@@ -181,11 +147,21 @@ private func measureRaw(
     for transport in ["Unix socket", "WebSocket", "WebSocket on unix:"] {
       progress("printers.list, \(transport), round \(round) of 3")
       let ticks = cpuTicks()
-      let (lat, wall) =
-        transport == "WebSocket"
-        ? measureRaw(
-          { try RawClient(port: port, token: token, line: line) }, clients: 100, total: total)
-        : measureRaw({ try RawClient(socket: socket, line: line) }, clients: 100, total: total)
+      let open: @Sendable () throws -> RawClient =
+        switch transport {
+        case "WebSocket": { try RawClient(port: port, token: token, line: line) }
+        case "WebSocket on unix:":
+          {
+            try RawClient(unixHTTP: httpSocket, token: token, line: line)
+          }
+        default: { try RawClient(socket: socket, line: line) }
+        }
+      let (lat, wall) = runClients(
+        clients: 100, total: total,
+        connect: { () -> RawClient? in
+          guard let c = try? open(), c.call() else { return nil }
+          return c
+        }, call: { $0.call() })
       let cpu = Double(cpuTicks() - ticks) / Double(ProcessMetrics.ticksPerSecond)
       emit(
         "| \(transport) | \(round) | \(lat.count) | "
@@ -213,38 +189,7 @@ private func measureRaw(
     subscribers.append(ws)
   }
   let subscribedRSS = rssKB(daemon)
-  let loop = try EventLoop()
-  try loop.start()
-  defer { loop.stop() }
-  let pending = Mutex<Set<Int32>>([])
-  let allHeard = DispatchSemaphore(value: 0)
-  var tokens: [EventLoop.Token] = []
-  defer { for t in tokens { loop.remove(t) } }
-  for ws in subscribers {
-    let fd = ws.connection.fd
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-    tokens.append(
-      try loop.add(fd) { readiness in
-        guard readiness.contains(.readable) else { return }
-        var buf = [UInt8](repeating: 0, count: 4096)
-        var got = false
-        while read(fd, &buf, buf.count) > 0 { got = true }
-        guard got else { return }
-        if pending.withLock({ $0.remove(fd) != nil && $0.isEmpty }) { allHeard.signal() }
-      })
-  }
-  var fanout: [Double] = []
-  for round in 0..<5 {
-    progress("WebSocket fan-out, round \(round + 1) of 5")
-    pending.withLock { $0 = Set(subscribers.map { $0.connection.fd }) }
-    let t0 = now()
-    _ = try trigger.call(
-      "printers.simulate", ["printer": "sim:ql", "fault": round % 2 == 0 ? "coverOpen" : nil])
-    guard allHeard.wait(timeout: .now() + 10) == .success else {
-      throw BenchError.failed("\(pending.withLock { $0.count }) WebSocket subscribers had no alert")
-    }
-    fanout.append(Double(now() - t0) / 1e6)
-  }
+  var fanout = try fanOut(to: subscribers.map { $0.connection.fd }, trigger: trigger).all
   fanout.sort()
   emit("| measurement | value |\n|---|---:|")
   emit(

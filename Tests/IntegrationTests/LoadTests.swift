@@ -110,22 +110,7 @@ import Testing
       }
 
       // The flood: raise and clear a fault, pipelined in batches.
-      let producer = try d.client()
-      var id = 0
-      for _ in 0..<(toggles / 100) {
-        var batch: [UInt8] = []
-        for _ in 0..<100 {
-          for fault in ["\"mediaEmpty\"", "null"] {
-            id += 1
-            batch +=
-              Array(
-                #"{"jsonrpc":"2.0","id":\#(id),"method":"printers.simulate","params":{"printer":"sim:zebra","fault":\#(fault)}}"#
-                  .utf8) + [0x0A]
-          }
-        }
-        try producer.sendRaw(batch)
-        for _ in 0..<200 { _ = try producer.readMessage() }
-      }
+      try d.client().floodFaults(on: "sim:zebra", toggles: toggles)
       finished.wait()
       let seqs = readerSeqs.withLock { $0 }
       #expect(seqs[0] == Array(1...total))
