@@ -11,7 +11,7 @@ PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps \
               libcups2-dev cups-daemon cups-client cups-ipp-utils dbus lprint \
               printer-driver-dymo snmpd netcat-openbsd \
               libavahi-client-dev avahi-daemon avahi-utils iproute2 \
-              libmicrohttpd-dev libgnutls28-dev openssl chromium chromium-driver
+              libmicrohttpd-dev libgnutls28-dev openssl testssl.sh chromium chromium-driver
 
 # The demo printers of `make run`: a 2x1 in Zebra at 203 dpi and a 62 mm Brother QL.
 DEMO_PRINTERS = --simulate zebra=zpl,dpi=203,width=50.8,length=25.4,speed=120 \

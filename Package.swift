@@ -190,7 +190,9 @@ let package = Package(
     .testTarget(name: "LabelConcurrencyTests", dependencies: ["LabelConcurrency"]),
     .testTarget(
       name: "LabelWebTests",
-      dependencies: ["LabelWeb", "LabelServer", "LabelCore", "LabelTestKit"]),
+      dependencies: [
+        "LabelWeb", "LabelServer", "LabelCore", "LabelTestKit", "LabelPOSIX", "LabelLog",
+      ]),
     .testTarget(name: "LabelCommandLineTests", dependencies: ["LabelCommandLine"]),
     .testTarget(
       name: "LabelServerTests",

@@ -162,3 +162,23 @@ def test_sighup_reads_the_certificate_again_and_a_bad_pair_keeps_the_old(tmp_pat
         assert _served_fingerprint(d.port) == _fingerprint_of(second)
     finally:
         d.cleanup()
+
+
+def test_testssl_finds_no_protocol_below_tls_12(labeld_tls: Labeld) -> None:
+    """testssl.sh (Debian's), protocols only: SSLv2, SSLv3, TLS 1.0 and 1.1 not offered."""
+    import pytest
+
+    if shutil.which("testssl") is None:
+        pytest.skip("needs Debian's testssl.sh (make deps installs it)")
+    r = subprocess.run(
+        ["testssl", "--protocols", "--quiet", "--color", "0", "--warnings", "off",
+         "127.0.0.1:%d" % labeld_tls.port],
+        capture_output=True, text=True, timeout=300,
+    )
+    lines = {line.split()[0] + " " + line.split()[1]: line for line in r.stdout.splitlines()
+             if line.strip().startswith(("SSLv", "TLS")) and len(line.split()) > 2}
+    for old in ("SSLv2", "SSLv3", "TLS 1", "TLS 1.1"):
+        key = next((k for k in lines if k.strip() == old or k.startswith(old + " ")), None)
+        assert key is not None and "not offered" in lines[key], r.stdout
+    for good in ("TLS 1.2", "TLS 1.3"):
+        assert "offered" in lines[good] and "not offered" not in lines[good], r.stdout
