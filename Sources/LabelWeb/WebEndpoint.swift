@@ -52,6 +52,10 @@ package final class WebEndpoint: Sendable {
   private let servers = Mutex<[HTTPServer]>([])
   private let pending = Mutex<[UInt64: Caller]>([:])
   private let nextTag = Atomic<UInt64>(1)
+  /// Requests answered later (`/metrics`): libmicrohttpd must not stop while one is still
+  /// suspended (it aborts the process), so `stop` answers those left 503 first.
+  private let deferred = Mutex<[UInt64: HTTPReply]>([:])
+  private let stopping = Atomic<Bool>(false)
 
   package init(
     settings: WebSettings, server: Server, tokens: WebTokens,
@@ -130,6 +134,12 @@ package final class WebEndpoint: Sendable {
   /// Stops the HTTP servers and closes the listeners; the WebSocket connections are the
   /// Unix socket's server's and close with it, before.
   package func stop() {
+    stopping.store(true, ordering: .sequentiallyConsistent)
+    let waiting = deferred.withLock { d in
+      defer { d = [:] }
+      return Array(d.values)
+    }
+    for reply in waiting { reply.respond(status: 503, headers: [("Retry-After", "5")]) }
     let all = servers.withLock { s in
       defer { s = [] }; return s
     }
@@ -321,8 +331,15 @@ package final class WebEndpoint: Sendable {
       unauthorized(request)
       return
     }
+    let id = nextTag.add(1, ordering: .relaxed).oldValue
+    deferred.withLock { $0[id] = request.reply }
+    // Checked after registering: `stop` either sees this reply or this sees `stopping`.
+    guard !stopping.load(ordering: .sequentiallyConsistent) else {
+      request.reply.respond(status: 503, headers: [("Retry-After", "5")])
+      return
+    }
     let metrics = self.metrics
-    Task {
+    Task { [weak self] in
       let body = await metrics()
       request.reply.respond(
         status: 200,
@@ -330,6 +347,7 @@ package final class WebEndpoint: Sendable {
           ("Content-Type", "text/plain; version=0.0.4; charset=utf-8"),
           ("Cache-Control", "no-store"),
         ], body: body)
+      _ = self?.deferred.withLock { $0.removeValue(forKey: id) }
     }
   }
 
