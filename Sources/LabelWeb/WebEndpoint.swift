@@ -128,6 +128,9 @@ package final class WebEndpoint: Sendable {
     }
   }
 
+  /// Requests read and not answered yet (a `/metrics` being made).
+  package var answersInProgress: Int { deferred.withLock { $0.count } }
+
   /// Where it listens, as bound (`127.0.0.1:43817`).
   package var boundAddresses: [String] { listeners.withLock { $0.map(\.bound) } }
 
