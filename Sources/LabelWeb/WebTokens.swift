@@ -121,22 +121,18 @@ package final class WebTokens: TokenKeeping {
     }
   }
 
+  /// Base64 with the URL- and header-safe alphabet, unpadded (RFC 4648 §5): a secret
+  /// that can travel as a WebSocket subprotocol.
   static func base64url(_ bytes: [UInt8]) -> String {
-    let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-    var out: [UInt8] = []
-    var i = 0
-    while i + 2 < bytes.count {
-      let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-      for shift in [18, 12, 6, 0] { out.append(table[Int((n >> UInt32(shift)) & 63)]) }
-      i += 3
-    }
-    let rest = bytes.count - i
-    if rest > 0 {
-      var n = UInt32(bytes[i]) << 16
-      if rest == 2 { n |= UInt32(bytes[i + 1]) << 8 }
-      let chars = rest == 1 ? 2 : 3
-      for k in 0..<chars { out.append(table[Int((n >> UInt32(18 - 6 * k)) & 63)]) }
-    }
-    return String(decoding: out, as: UTF8.self)
+    String(
+      Data(bytes).base64EncodedString().compactMap { c -> Character? in
+        switch c {
+        case "+": "-"
+        case "/": "_"
+        case "=": nil
+        default: c
+        }
+      })
   }
+
 }

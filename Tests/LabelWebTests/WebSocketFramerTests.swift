@@ -14,9 +14,11 @@ import Testing
     return (inbound, framed)
   }
 
-  /// Feeds `bytes` in pieces of `split`; returns everything the framer made of them.
+  /// Feeds `bytes` in pieces of `split`; returns everything the framer made of them, and
+  /// the framer.
   private func feed(_ bytes: [UInt8], split: Int, limit: Int = 1 << 20) -> (
-    messages: [Inbound], discarded: Int, replies: [UInt8], ended: Bool, goodbye: Bool
+    messages: [Inbound], discarded: Int, replies: [UInt8], ended: Bool, goodbye: Bool,
+    framer: WebSocketFramer
   ) {
     var framer = WebSocketFramer(maxMessageBytes: limit)
     var all: [Inbound] = []
@@ -35,7 +37,7 @@ import Testing
       ended = ended || framed.ended
       goodbye = goodbye || framed.goodbye
     }
-    return (all, discarded, replies, ended, goodbye)
+    return (all, discarded, replies, ended, goodbye, framer)
   }
 
   private static func text(_ s: String) -> [UInt8] {
@@ -100,19 +102,7 @@ import Testing
   @Test(arguments: refusals)
   func refused(_ bytes: [UInt8], code: UInt16) {
     for split in [1, bytes.count] {
-      var framer = WebSocketFramer(maxMessageBytes: 1024)
-      var inbound: [Inbound] = []
-      var discarded = 0
-      var ended = false
-      var at = 0
-      while at < bytes.count {
-        let piece = Array(bytes[at..<min(bytes.count, at + split)])
-        at += piece.count
-        let (i, f) = take(&framer, piece)
-        inbound += i
-        discarded += f.discarded
-        ended = ended || f.ended
-      }
+      let (inbound, discarded, _, ended, _, framer) = feed(bytes, split: split, limit: 1024)
       #expect(ended)
       #expect(inbound.count == 1)
       if case .refused(let error)? = inbound.first {
