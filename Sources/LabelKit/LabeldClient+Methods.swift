@@ -236,6 +236,25 @@ extension LabeldClient {
     try await call(.alertsDismiss, ["id": .string(id)], as: DismissResult.self).dismissed
   }
 
+  // MARK: web tokens (administrators)
+
+  /// Makes a token for labeld's web endpoint with `role` (`viewer`, `operator` or `admin`);
+  /// its secret is in the result and nowhere else.
+  public func createToken(name: String, role: String) async throws(LabelError) -> TokenCreated {
+    try await call(
+      .tokensCreate, ["name": .string(name), "role": .string(role)], as: TokenCreated.self)
+  }
+
+  /// The web endpoint's tokens, by name (never their secrets).
+  public func tokens() async throws(LabelError) -> [TokenInfo] {
+    try await call(.tokensList, as: TokensResult.self).tokens
+  }
+
+  /// Revokes the token `name`; its open connections are closed at once.
+  public func revokeToken(name: String) async throws(LabelError) -> RevokeResult {
+    try await call(.tokensRevoke, ["name": .string(name)], as: RevokeResult.self)
+  }
+
   private static func value<T: Encodable>(_ value: T) throws(LabelError) -> JSONValue {
     do {
       return try LabelJSON.value(value)

@@ -12,6 +12,25 @@ import Testing
 /// LabelKit's client against a real labeld: typed calls and results, every error code as
 /// its typed case, reconnecting after a restart, and what an unreachable socket says.
 @Suite struct KitClientTests {
+  /// tokens.create/list/revoke through the kit (the test's labeld runs as this user: an
+  /// administrator); the secret is in the creation's result only.
+  @Test func webTokens_madeListedRevoked() async throws {
+    try await onKitExecutor {
+      let d = try DaemonProcess()
+      defer { d.stop() }
+      let client = LabeldClient(socketPath: d.socketPath)
+      let made = try await client.createToken(name: "kit", role: "operator")
+      #expect(made.token.name == "kit" && made.token.role == "operator")
+      #expect(made.secret.hasPrefix("ldt_") && made.secret.count == 47)
+      #expect(try await client.tokens().map(\.name) == ["kit"])
+      #expect(try await client.revokeToken(name: "kit") == RevokeResult(revoked: true, closed: 0))
+      #expect(try await client.tokens().isEmpty)
+      await #expect(throws: LabelError.self) {
+        try await client.createToken(name: "bad name", role: "operator")
+      }
+    }
+  }
+
   @Test func typedCalls_returnTheProtocolsModelTypes() async throws {
     try await onKitExecutor {
       let d = try DaemonProcess()

@@ -262,3 +262,14 @@ def test_stale_connection_after_restart_is_replaced(kit: Any, labeld: LabeldInst
     p = kit.simulate("sim:zebra", "mediaEmpty")  # not read-only
     assert p.reasons == ["mediaEmpty"]
     assert [a.reason for a in kit.active_alerts()] == ["mediaEmpty"]
+
+
+def test_web_tokens(kit: Any) -> None:
+    """tokens.create/list/revoke (the test's labeld runs as this user: an administrator)."""
+    made = kit.create_token("py-kit", "viewer")
+    assert made["token"]["name"] == "py-kit" and made["token"]["role"] == "viewer"
+    assert str(made["secret"]).startswith("ldt_") and len(made["secret"]) == 47
+    assert [t["name"] for t in kit.tokens()] == ["py-kit"]
+    assert "secret" not in kit.tokens()[0]
+    assert kit.revoke_token("py-kit") == {"revoked": True, "closed": 0}
+    assert kit.tokens() == []

@@ -268,3 +268,17 @@ def dismiss(alert_id: str) -> Call[bool]:
 
 def devices() -> Call[JSONObject]:
     return Call("devices.list", None, _raw)
+
+
+def create_token(name: str, role: str) -> Call[JSONObject]:
+    """labeld addition, administrators only: ``{"token": {...}, "secret"}``."""
+    return Call("tokens.create", {"name": name, "role": role}, _raw)
+
+
+def tokens() -> Call[JSONObject]:
+    return Call("tokens.list", None, _raw)
+
+
+def revoke_token(name: str) -> Call[JSONObject]:
+    return Call("tokens.revoke", {"name": name}, _raw)
+

@@ -408,6 +408,17 @@ class AsyncClient(AsyncClosing):
     async def devices(self) -> JSONObject:
         return await self._typed(m.devices())
 
+    async def create_token(self, name: str, role: str) -> JSONObject:
+        """A web-endpoint token (administrators): ``{"token", "secret"}``, the secret shown once."""
+        return await self._typed(m.create_token(name, role))
+
+    async def tokens(self) -> list[JSONObject]:
+        return list((await self._typed(m.tokens()))["tokens"])
+
+    async def revoke_token(self, name: str) -> JSONObject:
+        """``{"revoked", "closed"}``: open connections of the token are closed at once."""
+        return await self._typed(m.revoke_token(name))
+
     # --- streams -------------------------------------------------------------------
 
     def alerts(

@@ -437,6 +437,17 @@ class Client(Closing):
     def devices(self) -> JSONObject:
         return self._typed(m.devices())
 
+    def create_token(self, name: str, role: str) -> JSONObject:
+        """A web-endpoint token (administrators): ``{"token", "secret"}``, the secret shown once."""
+        return self._typed(m.create_token(name, role))
+
+    def tokens(self) -> list[JSONObject]:
+        return list(self._typed(m.tokens())["tokens"])
+
+    def revoke_token(self, name: str) -> JSONObject:
+        """``{"revoked", "closed"}``: open connections of the token are closed at once."""
+        return self._typed(m.revoke_token(name))
+
     # --- streams -------------------------------------------------------------------
 
     def alerts(
