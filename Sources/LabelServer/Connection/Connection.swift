@@ -137,7 +137,11 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
   // MARK: reading: socket → framer → account → inbox
 
   private func readable() {
-    var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
+    // Not zeroed: only the bytes `read` returns are looked at (zeroing 64 KiB was 3% of
+    // labeld's time on small requests).
+    var chunk = [UInt8](unsafeUninitializedCapacity: Self.chunkSize) { _, count in
+      count = Self.chunkSize
+    }
     var framed: [Inbound] = []
     var fatal = false
     let handleHere = state.withLock { s -> Bool in
