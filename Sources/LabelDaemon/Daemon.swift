@@ -170,9 +170,7 @@ public final class Daemon: Sendable {
         m.storeBytes = Self.fileSize(state + "/labeld.db")
         return m.text()
       }, log: log)
-    tokens.setConnectionCloser { [server] name in
-      server.closeConnections { $0.tokenName == name }
-    }
+    tokens.setConnectionCloser { [web] name in web.closeConnections(signedInWith: name) }
     // Closed last: the listening socket goes (if the server never started), the store is
     // flushed, the journal written and sealed, the store closed.
     parts.start(

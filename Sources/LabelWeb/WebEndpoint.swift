@@ -310,24 +310,47 @@ package final class WebEndpoint: Sendable {
     let chosen = offered?.contains("labeld.v1") == true ? "labeld.v1" : nil
     let tag = nextTag.add(1, ordering: .relaxed).oldValue
     pending.withLock { $0[tag] = caller }
+    // A revocation between the sign-in above and the line before found nothing of this
+    // connection to close: checked again now that `closeConnections` would find it.
+    if let name = caller.tokenName, !tokens.contains(name: name) {
+      pending.withLock { _ = $0.removeValue(forKey: tag) }
+      unauthorized(request)
+      return
+    }
     request.reply.acceptWebSocket(accept: Self.base64(digest), protocol: chosen, tag: tag)
   }
 
+  /// The handshake is answered and the socket handed over: the connection is served,
+  /// unless its token was revoked meanwhile (`closeConnections` took it out of `pending`).
+  /// Under `pending`'s lock, so a revocation sees it either waiting or served.
   private func upgraded(tag: UInt64, socket: UpgradedSocket, early: Int) {
-    guard let caller = pending.withLock({ $0.removeValue(forKey: tag) }) else {
-      socket.close()
-      return
+    pending.withLock { waiting in
+      guard let caller = waiting.removeValue(forKey: tag) else {
+        socket.close()
+        return
+      }
+      guard early == 0 else {
+        // RFC 6455 §4.1: a client sends nothing before the handshake's answer.
+        log.warning("web: \(caller.description) sent frames before its handshake was answered")
+        socket.close()
+        return
+      }
+      server.adopt(
+        fd: socket.fd, caller: caller,
+        framer: WebSocketFramer(maxMessageBytes: settings.maxMessageBytes),
+        closeDescriptor: { _ in socket.close() })
     }
-    guard early == 0 else {
-      // RFC 6455 §4.1: a client sends nothing before the handshake's answer.
-      log.warning("web: \(caller.description) sent frames before its handshake was answered")
-      socket.close()
-      return
+  }
+
+  /// Closes every WebSocket signed in with the token `name`: those served, and those whose
+  /// handshake is answered but whose socket libmicrohttpd has not handed over yet (they
+  /// would otherwise be served after the revocation). Returns how many.
+  package func closeConnections(signedInWith name: String) -> Int {
+    pending.withLock { waiting in
+      let doomed = waiting.filter { $0.value.tokenName == name }.map(\.key)
+      for tag in doomed { waiting.removeValue(forKey: tag) }
+      return doomed.count + server.closeConnections { $0.tokenName == name }
     }
-    server.adopt(
-      fd: socket.fd, caller: caller,
-      framer: WebSocketFramer(maxMessageBytes: settings.maxMessageBytes),
-      closeDescriptor: { _ in socket.close() })
   }
 
   private func serveMetrics(_ request: HTTPRequest, _ listener: Listener) {

@@ -102,6 +102,25 @@ import Testing
     }
   }
 
+  /// A token revoked the moment its WebSocket's handshake is answered: libmicrohttpd hands
+  /// the socket over after the answer, so the revocation can come first, and a connection
+  /// served after it once stayed open, signed in with a revoked token. Each round's
+  /// connection is closed, and counted, whichever comes first.
+  @Test func revokedRightAfterTheHandshake_leavesNoConnectionOpen() throws {
+    try withWeb { d, port, _ in
+      let admin = try d.client()
+      for round in 0..<40 {
+        let name = "ipad-\(round)"
+        let secret = try d.token(name, role: "viewer")
+        let ws = try WebSocketClient(port: port, token: secret)
+        let revoked = try admin.call(
+          "tokens.revoke", ["name": .string(name)], as: RevokeResult.self)
+        #expect(revoked.revoked && revoked.closed == 1, "round \(round)")
+        #expect(ws.closedByServer(), "round \(round)")
+      }
+    }
+  }
+
   /// Cross-site WebSocket hijacking: a page of another origin is refused even with a
   /// token; the endpoint's own origin and configured ones are not.
   @Test func origins() throws {
