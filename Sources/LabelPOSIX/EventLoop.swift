@@ -23,11 +23,16 @@ public struct Readiness: OptionSet, Sendable {
 /// after 3 min 42 s of a soak of SIGILL in libdispatch's manager thread
 /// (`_dispatch_source_refs_finalize_unregistration`), the open swift-corelibs-libdispatch
 /// issue 949 about registering and unregistering many descriptors. Here a connection costs
-/// one `EPOLL_CTL_ADD` when it starts and one `EPOLL_CTL_DEL` when it ends, nothing between.
+/// one `EPOLL_CTL_ADD` when it starts and one `EPOLL_CTL_DEL` when it ends; between them,
+/// only a socket whose peer reads slower than it is written to costs an `EPOLL_CTL_MOD`
+/// when its writes would block and one when they have caught up.
 ///
-/// Registrations are edge-triggered (`EPOLLET`) for reading and writing at once: a handler
-/// hears of each change, reads or writes until `EAGAIN`, and keeps its own note of whether
-/// it is paused (an edge that came while paused is not repeated: the owner reads on resume).
+/// Registrations are edge-triggered (`EPOLLET`) for reading, and for writing while the
+/// owner asks (`watchWritable`): a handler hears of each change, reads or writes until
+/// `EAGAIN`, and keeps its own note of whether it is paused (an edge that came while paused
+/// is not repeated: the owner reads on resume). Writability is not watched all the time
+/// because a stream socket is writable again each time its peer reads: every answer read
+/// would wake the loop for nothing.
 ///
 /// The loop also runs work handed to it (`execute`) and timers (`after`) on its thread,
 /// between readiness handlers: what a socket's owner does later (resume reading, a
@@ -174,14 +179,14 @@ public final class EventLoop: @unchecked Sendable {
     _ = Glibc.write(wakeFD, &one, 8)
   }
 
-  /// Registers `fd` (non-blocking) for reading and writing, edge-triggered. If `fd` is
-  /// ready already, the handler hears of it at once.
+  /// Registers `fd` (non-blocking) for reading, edge-triggered (and hang-ups and errors,
+  /// which epoll always reports). If `fd` is readable already, the handler hears of it at
+  /// once.
   public func add(_ fd: Int32, handler: @escaping Handler) throws(SystemError) -> Token {
     let token = nextToken.add(1, ordering: .relaxed).oldValue
     handlers.withLock { $0[token] = (fd, handler) }
     var event = epoll_event()
-    event.events =
-      EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
+    event.events = Self.reading
     event.data.u64 = token
     do throws(SystemError) {
       try SystemError.check("epoll_ctl add") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
@@ -190,6 +195,20 @@ public final class EventLoop: @unchecked Sendable {
       throw error
     }
     return Token(value: token)
+  }
+
+  private static let reading = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
+
+  /// Watches a registered descriptor for writability too (`watch`), or no longer. Turned
+  /// on for a descriptor that is writable already, the handler hears of it at once (epoll
+  /// looks at the descriptor again), so an owner that met `EAGAIN` and then asks misses no
+  /// edge. A descriptor already removed is left alone.
+  public func watchWritable(_ token: Token, _ watch: Bool) throws(SystemError) {
+    guard let fd = handlers.withLock({ $0[token.value]?.fd }) else { return }
+    var event = epoll_event()
+    event.events = Self.reading | (watch ? EPOLLOUT.rawValue : 0)
+    event.data.u64 = token.value
+    try SystemError.check("epoll_ctl mod") { epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) }
   }
 
   /// Unregisters a descriptor; call before closing it. Removing twice is harmless.

@@ -74,6 +74,7 @@ import Testing
       if readiness.contains(.writable) && armed.load(ordering: .acquiring) { writable.signal() }
     }
     defer { loop.remove(token) }
+    try loop.watchWritable(token, true)
     armed.store(true, ordering: .releasing)
     var sink = [UInt8](repeating: 0, count: 65_536)
     var drained = 0
@@ -84,6 +85,41 @@ import Testing
     }
     #expect(drained == filled)
     Self.wait(writable, "writable")
+  }
+
+  /// Writability is reported only while watched: a peer reading what was written does not
+  /// wake the loop (it did for every answer read), and watching a socket that is writable
+  /// already reports it at once (an owner that met EAGAIN misses no edge).
+  @Test func writability_isReportedOnlyWhileWatched() throws {
+    let loop = try EventLoop()
+    try loop.start()
+    defer { loop.stop() }
+    let (a, b) = try Self.pair()
+    defer { close(a); close(b) }
+    let reports = Mutex<(writable: Int, readable: Int)>((0, 0))
+    let read = DispatchSemaphore(value: 0)
+    let writable = DispatchSemaphore(value: 0)
+    let token = try loop.add(a) { readiness in
+      reports.withLock {
+        if readiness.contains(.writable) { $0.writable += 1 }
+        if readiness.contains(.readable) { $0.readable += 1 }
+      }
+      if readiness.contains(.writable) { writable.signal() }
+      if readiness.contains(.readable) { read.signal() }
+    }
+    defer { loop.remove(token) }
+    var byte: UInt8 = 0
+    for i in 0..<50 {
+      #expect(send(a, [UInt8(i)], 1, Int32(MSG_DONTWAIT)) == 1)
+      #expect(Glibc.read(b, &byte, 1) == 1 && byte == UInt8(i))
+    }
+    // Something the loop surely reports, after everything above: a byte to read.
+    #expect(send(b, [0x42], 1, 0) == 1)
+    Self.wait(read, "readable")
+    #expect(reports.withLock { $0.writable } == 0, "50 answers read, no writable report")
+    try loop.watchWritable(token, true)
+    Self.wait(writable, "writable once watched")
+    try loop.watchWritable(token, false)
   }
 
   @Test func aClosedPeer_isReportedAsHangup() throws {
@@ -115,9 +151,10 @@ import Testing
     let removed = try loop.add(a) { _ in
       if removedCalls.add(1, ordering: .relaxed).newValue == 1 { firstReport.signal() }
     }
-    // A fresh socket is writable: wait for that first report, so what follows is new (a
-    // handler looked up just before `remove` may still run once after it: EventLoop's
-    // contract, which this test would otherwise race with).
+    // Wait for a first report, so what follows is new (a handler looked up just before
+    // `remove` may still run once after it: EventLoop's contract, which this test would
+    // otherwise race with).
+    #expect(write(b, "0", 1) == 1)
     Self.wait(firstReport, "the first report")
     let other = DispatchSemaphore(value: 0)
     let kept = try loop.add(c) { readiness in
@@ -197,6 +234,7 @@ import Testing
       seen.signal()
     }
     defer { loop.remove(token) }
+    #expect(write(b, "0", 1) == 1)
     Self.wait(seen, "the socket's first readiness")
     let ran = Mutex<[Int]>([])
     let threads = Mutex<[pthread_t]>([])

@@ -59,6 +59,8 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     var readStopped = false
     var eof = false
     var writeArmed = false
+    /// The loop watches the socket for writability (`updateWritableWatch`).
+    var watchingWritable = false
     var closing = false
     var closed = false
     /// A `since` replay is in progress and wants its next chunk once the queue drains.
@@ -109,6 +111,8 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
         closeNow(&s)
         return
       }
+      // Answers queued before it started, that the socket could not take at once.
+      guard updateWritableWatch(&s) else { return }
       if s.framer.keepAlive() != nil && limits.keepAliveSeconds > 0 { scheduleKeepAlive() }
     }
   }
@@ -416,6 +420,29 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     }
   }
 
+  /// Has the loop watch the socket for writability while an answer waits for it
+  /// (`writeArmed`), and only then: watched all the time, every answer a client read woke
+  /// the loop to find nothing to write (one alert to 1,000 subscribers woke it 1,000
+  /// times, and those wake-ups cost the loop five times the sends' own CPU). False, with
+  /// the connection closed, when the loop cannot watch it.
+  private func updateWritableWatch(_ s: inout State) -> Bool {
+    guard let registration = s.registration, s.watchingWritable != s.writeArmed else {
+      return true
+    }
+    do throws(SystemError) {
+      try loop.watchWritable(registration, s.writeArmed)
+    } catch {
+      // Not watched, a connection whose answers wait would wait for ever. (A watch left
+      // on after draining costs one wake-up more, no harm.)
+      guard s.writeArmed else { return true }
+      log.error("connection \(subscriberID): cannot watch its socket for writing: \(error)")
+      closeNow(&s)
+      return false
+    }
+    s.watchingWritable = s.writeArmed
+    return true
+  }
+
   /// Writes what the outbox holds until the socket would block (then waits for the loop's
   /// next writable edge), and lets reading and handling go on as it empties.
   private func flush(_ s: inout State) {
@@ -427,10 +454,12 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     }) {
     case .wouldBlock:
       s.writeArmed = true
+      guard updateWritableWatch(&s) else { return }
     case .failed:
       closeNow(&s)
       return
     case .drained:
+      _ = updateWritableWatch(&s)
       if s.closing {
         finishClosing(&s)
         return
