@@ -111,6 +111,27 @@ def test_python_kit_over_wss_pins_the_certificate(labeld_tls: Labeld) -> None:
     assert secret not in labeld_tls.log
 
 
+def test_python_asyncio_kit_over_wss_pins_the_certificate(labeld_tls: Labeld) -> None:
+    import pytest
+
+    from labeld_client import AsyncClient, ClientError
+
+    secret = labeld_tls.token("pinned-aio", "viewer")
+    url = "wss://127.0.0.1:%d/v1/ws" % labeld_tls.port
+
+    async def pinned() -> None:
+        async with AsyncClient(url, token=secret, fingerprint=labeld_tls.fingerprint(), timeout=30) as c:
+            assert (await c.hello()).server == "labeld"
+            assert {p.id for p in await c.printers()} == {"sim:ql", "sim:zebra"}
+        # Another certificate's hash: the handshake, and the token in it, is never sent.
+        async with AsyncClient(url, token=secret, fingerprint="00" * 32, timeout=30) as c:
+            with pytest.raises(ClientError, match="not the pinned one"):
+                await c.hello()
+
+    asyncio.run(pinned())
+    assert secret not in labeld_tls.log
+
+
 def _make_cert(directory: str, name: str) -> tuple[str, str]:
     cert, key = os.path.join(directory, name + ".pem"), os.path.join(directory, name + ".key")
     subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",

@@ -24,6 +24,23 @@ def _normalized(fingerprint: str) -> str:
     return fingerprint.replace(":", "").replace(" ", "").lower()
 
 
+def opening_failed(url: str, e: Exception) -> Exception:
+    """What a WebSocket to labeld that could not be opened raises: a refused token says
+    so, a failed connect is ``Unreachable`` (``Timeout`` when it took too long)."""
+    from websockets.exceptions import InvalidStatus
+
+    if isinstance(e, InvalidStatus):
+        status = e.response.status_code
+        if status == 401:
+            return ClientError(f"{url}: labeld refused the token (401)")
+        return Unreachable(f"{url}: the handshake was answered {status}", path=url)
+    if isinstance(e, ClientError):
+        return e
+    if isinstance(e, OSError):  # ssl.SSLError and TimeoutError too
+        return connect_failed(url, e)
+    return Unreachable(f"{url}: {e}", path=url)  # the library's own handshake failures
+
+
 class Remote:
     """Where and how to reach labeld's web endpoint."""
 
@@ -70,7 +87,6 @@ class WebSocketConn:
 
     def __init__(self, remote: Remote, deadline: float | None) -> None:
         try:
-            from websockets.exceptions import InvalidStatus
             from websockets.sync.client import connect
         except ImportError:
             raise ClientError(
@@ -99,21 +115,9 @@ class WebSocketConn:
                 subprotocols=["labeld.v1"],  # type: ignore[list-item]
                 open_timeout=timeout, max_size=MAX_LINE, ping_interval=20, ping_timeout=20,
             ).__enter__()
-        except InvalidStatus as e:
+        except Exception as e:
             sock.close()
-            status = e.response.status_code
-            if status == 401:
-                raise ClientError(f"{remote.url}: labeld refused the token (401)") from None
-            raise Unreachable(f"{remote.url}: the handshake was answered {status}", path=remote.url) from None
-        except ClientError:
-            sock.close()
-            raise
-        except (OSError, ssl.SSLError) as e:
-            sock.close()
-            raise connect_failed(remote.url, e) from None
-        except Exception as e:  # the library's own handshake failures
-            sock.close()
-            raise Unreachable(f"{remote.url}: {e}", path=remote.url) from None
+            raise opening_failed(remote.url, e) from None
         self.next_id = 1
         self.closed = False
         self._wake: int | None = None

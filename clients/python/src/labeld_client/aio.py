@@ -13,7 +13,9 @@ from typing import Any, TypeVar
 from . import _methods as m
 from ._common import DEFAULT, DEFAULT_TIMEOUT, AsyncClosing, Candidates, Eof, NotSent, Overflow, Retry
 from ._common import answer, connect_failed, deadline_in, paced
+from ._aio_websocket import WebPull, open_websocket
 from ._streams import StreamCore
+from ._websocket import Remote
 from ._wire import READ_CHUNK, LineBuffer, decode_message, encode_request, socket_candidates
 from .errors import ClientError, ProtocolViolation, Timeout, Unreachable
 from .jobs import JobWatch
@@ -106,18 +108,61 @@ class _Pull:
             self.buf.feed(data)
 
 
-class _Main(asyncio.Protocol):
-    """The client's call connection: requests may overlap; answers are handed to their
-    callers by id as they arrive (the transport keeps reading: answers are bounded by the
+class _Calls:
+    """A call connection's bookkeeping: requests may overlap; answers are handed to their
+    callers by id as they arrive (the connection keeps reading: answers are bounded by the
     requests, and notifications, which a call connection does not ask for, are dropped)."""
 
     def __init__(self) -> None:
-        self.transport: asyncio.Transport | None = None
         self.path = ""
-        self.buf = LineBuffer()
         self.closed = False
         self.next_id = 1
         self.pending: dict[int, asyncio.Future[JSONObject]] = {}
+
+    def _dispatch(self, msg: JSONObject) -> None:
+        if "method" in msg and "id" not in msg:
+            return  # a notification
+        mid = msg.get("id")
+        if mid is None and "error" in msg and self.pending:
+            mid = min(self.pending)  # labeld could not read a request: the oldest waiting
+        fut = self.pending.pop(mid, None) if isinstance(mid, int) else None
+        if fut is not None and not fut.done():
+            fut.set_result(msg)
+
+    def _fail(self, exc: BaseException) -> None:
+        self.closed = True
+        pending, self.pending = self.pending, {}
+        for fut in pending.values():
+            if not fut.done():
+                fut.set_exception(exc)
+
+    def close(self, exc: BaseException | None = None) -> None:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        """Closes, and waits for what reads the connection to end."""
+        self.close()
+
+    def register(self) -> tuple[int, asyncio.Future[JSONObject]]:
+        if self.closed:
+            raise NotSent()
+        rid = self.next_id
+        self.next_id += 1
+        fut: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
+        self.pending[rid] = fut
+        return rid, fut
+
+    async def send_request(self, rid: int, method: str, params: JSONObject | None) -> None:
+        raise NotImplementedError
+
+
+class _Main(_Calls, asyncio.Protocol):
+    """The client's call connection over the Unix socket."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.transport: asyncio.Transport | None = None
+        self.buf = LineBuffer()
 
     # asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -142,36 +187,13 @@ class _Main(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._fail(Eof())
 
-    def _dispatch(self, msg: JSONObject) -> None:
-        if "method" in msg and "id" not in msg:
-            return  # a notification
-        mid = msg.get("id")
-        if mid is None and "error" in msg and self.pending:
-            mid = min(self.pending)  # labeld could not read a request: the oldest waiting
-        fut = self.pending.pop(mid, None) if isinstance(mid, int) else None
-        if fut is not None and not fut.done():
-            fut.set_result(msg)
-
-    def _fail(self, exc: BaseException) -> None:
-        self.closed = True
-        pending, self.pending = self.pending, {}
-        for fut in pending.values():
-            if not fut.done():
-                fut.set_exception(exc)
-
     def close(self, exc: BaseException | None = None) -> None:
         if self.transport is not None:
             self.transport.abort()
         self._fail(exc or Eof())
 
-    def register(self) -> tuple[int, asyncio.Future[JSONObject]]:
-        if self.closed:
-            raise NotSent()
-        rid = self.next_id
-        self.next_id += 1
-        fut: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
-        self.pending[rid] = fut
-        return rid, fut
+    async def send_request(self, rid: int, method: str, params: JSONObject | None) -> None:
+        self.send(rid, method, params)
 
     def send(self, rid: int, method: str, params: JSONObject | None) -> None:
         t = self.transport
@@ -185,6 +207,63 @@ class _Main(asyncio.Protocol):
             raise NotSent()
 
 
+class _WebMain(_Calls):
+    """The client's call connection over a WebSocket: a task reads its messages."""
+
+    def __init__(self, ws: Any, path: str) -> None:
+        super().__init__()
+        self.ws = ws
+        self.path = path
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        error: BaseException = Eof()
+        try:
+            async for message in self.ws:
+                if isinstance(message, bytes):
+                    break  # labeld sends text frames only
+                self._dispatch(decode_message(message.encode("utf-8")))
+        except ConnectionClosed:
+            pass
+        except ProtocolViolation as e:
+            error = e
+        finally:
+            self._fail(error)
+            self.ws.transport.abort()
+
+    def close(self, exc: BaseException | None = None) -> None:
+        self.ws.transport.abort()
+        self._fail(exc or Eof())
+
+    async def aclose(self) -> None:
+        self.close()
+        if self._reader is not asyncio.current_task():
+            await asyncio.gather(self._reader, return_exceptions=True)
+
+    async def send_request(self, rid: int, method: str, params: JSONObject | None) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        if self.closed:
+            self.pending.pop(rid, None)
+            raise NotSent()
+        try:
+            await self.ws.send(encode_request(rid, method, params).rstrip(b"\n").decode("utf-8"))
+        except ConnectionClosed:
+            self.pending.pop(rid, None)
+            raise NotSent() from None
+
+
+async def _open_pull(
+    paths: list[str], remote: Remote | None, deadline: float | None
+) -> _Pull | WebPull:
+    """A connection read only when asked, to labeld's socket or its web endpoint."""
+    if remote is not None:
+        return WebPull(await open_websocket(remote, deadline))
+    return _Pull((await _open_first(paths, deadline))[0])
+
+
 class AsyncClient(AsyncClosing):
     """The asyncio labeld client; calls from several tasks may overlap on its one
     connection (opened on first use, reopened after it drops).
@@ -193,6 +272,10 @@ class AsyncClient(AsyncClosing):
     nothing listens there, the system service's /run/labeld/labeld.sock is tried too
     (``socket_paths``, in order; ``socket_path`` is the first). ``timeout`` bounds each
     call (seconds; None waits for ever).
+
+    From another machine, ``socket_path`` is the web endpoint's URL instead, with
+    ``token=`` and optionally ``fingerprint=`` or ``cafile=``, as for ``Client``. It needs
+    the ``websockets`` package: ``pip install 'labeld-client[websocket]'``.
     """
 
     def __init__(
@@ -200,11 +283,19 @@ class AsyncClient(AsyncClosing):
         socket_path: str | os.PathLike[str] | None = None,
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
+        token: str | None = None,
+        fingerprint: str | None = None,
+        cafile: str | None = None,
     ) -> None:
-        self.socket_paths: list[str] = socket_candidates(socket_path)
+        self._remote: Remote | None = None
+        if isinstance(socket_path, str) and Remote.is_url(socket_path):
+            self._remote = Remote(socket_path, token=token, fingerprint=fingerprint, cafile=cafile)
+            self.socket_paths: list[str] = [socket_path]
+        else:
+            self.socket_paths = socket_candidates(socket_path)
         self.socket_path = self.socket_paths[0]
         self.timeout = timeout
-        self._conn: _Main | None = None
+        self._conn: _Calls | None = None
         self._connect_lock: asyncio.Lock | None = None
         self._streams: weakref.WeakSet[AsyncAlertStream] = weakref.WeakSet()
         self._closed = False
@@ -217,8 +308,8 @@ class AsyncClient(AsyncClosing):
         for s in list(self._streams):
             await s.aclose()
         if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+            conn, self._conn = self._conn, None
+            await conn.aclose()
 
     def abort(self) -> None:
         """Close everything at once, without awaiting (from synchronous code)."""
@@ -256,7 +347,7 @@ class AsyncClient(AsyncClosing):
         for s in list(self._streams):
             s._offer(alert)
 
-    async def _connection(self, deadline: float | None) -> _Main:
+    async def _connection(self, deadline: float | None) -> _Calls:
         conn = self._conn
         if conn is not None and not conn.closed:
             return conn
@@ -266,16 +357,20 @@ class AsyncClient(AsyncClosing):
             conn = self._conn
             if conn is not None and not conn.closed:
                 return conn
+            if self._remote is not None:
+                conn = _WebMain(await open_websocket(self._remote, deadline), self._remote.url)
+                self._conn = conn
+                return conn
             loop = asyncio.get_running_loop()
             sock, path = await _open_first(self.socket_paths, deadline)
             try:
-                _, conn = await loop.create_unix_connection(_Main, sock=sock)
-                conn.path = path
+                _, main = await loop.create_unix_connection(_Main, sock=sock)
+                main.path = path
             except BaseException:
                 sock.close()
                 raise
-            self._conn = conn
-            return conn
+            self._conn = main
+            return main
 
     async def _exchange(self, method: str, params: JSONObject | None, deadline: float | None) -> JSONObject:
         retry = Retry(method)
@@ -283,7 +378,7 @@ class AsyncClient(AsyncClosing):
             conn = await self._connection(deadline)
             try:
                 rid, fut = conn.register()
-                conn.send(rid, method, params)
+                await conn.send_request(rid, method, params)
             except NotSent:
                 conn.close()  # a connection that died before (labeld restarted)
                 retry.not_sent(conn.path)
@@ -460,7 +555,7 @@ class AsyncClient(AsyncClosing):
         watch = JobWatch(job_id)
         while True:
             try:
-                conn = _Pull((await _open_first(self.socket_paths, deadline))[0])
+                conn = await _open_pull(self.socket_paths, self._remote, deadline)
             except Unreachable as e:
                 if e.lasting:
                     raise  # no permission: waiting does not mend it
@@ -511,6 +606,7 @@ class AsyncAlertStream(AsyncClosing):
     ) -> None:
         self._client_ref = weakref.ref(client)
         self._paths = client.socket_paths
+        self._remote = client._remote
         self._timeout = client.timeout
         self._core = StreamCore(since, resume_file, wake=self._wake, room=self._made_room)
         self._task: asyncio.Task[None] | None = None
@@ -520,7 +616,7 @@ class AsyncAlertStream(AsyncClosing):
         # a consumer waiting in next(): what a reader stopped by a lasting error waits for
         self._asked: asyncio.Event | None = None
         self._asking = 0
-        self._conn: _Pull | None = None
+        self._conn: _Pull | WebPull | None = None
         self.connects = 0
         self.overflows = 0
         self.last_error: BaseException | None = None
@@ -619,7 +715,7 @@ class AsyncAlertStream(AsyncClosing):
         core = self._core
         while not core.closed:
             try:
-                self._conn = conn = _Pull((await _open_first(self._paths, deadline_in(self._timeout)))[0])
+                self._conn = conn = await _open_pull(self._paths, self._remote, deadline_in(self._timeout))
             except (Unreachable, Timeout, OSError) as e:
                 self.last_error = e
                 if isinstance(e, Unreachable) and e.lasting:
@@ -654,7 +750,7 @@ class AsyncAlertStream(AsyncClosing):
                 continue
             await asyncio.sleep(core.backoff.next_delay())
 
-    async def _session(self, conn: _Pull) -> None:
+    async def _session(self, conn: _Pull | WebPull) -> None:
         """Runs one connection until it ends (Overflow: labeld dropped it)."""
         _, room = self._events()
         core = self._core
