@@ -141,8 +141,8 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
   // MARK: reading: socket → framer → account → inbox
 
   private func readable() {
-    // Not zeroed: only the bytes `read` returns are looked at (zeroing 64 KiB was 3% of
-    // labeld's time on small requests).
+    // Not zeroed: only the bytes `read` returns are looked at, and zeroing the chunk on
+    // every read showed in profiles of small requests (docs/benchmarks.md).
     var chunk = [UInt8](unsafeUninitializedCapacity: Self.chunkSize) { _, count in
       count = Self.chunkSize
     }
@@ -422,9 +422,9 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
 
   /// Has the loop watch the socket for writability while an answer waits for it
   /// (`writeArmed`), and only then: watched all the time, every answer a client read woke
-  /// the loop to find nothing to write (one alert to 1,000 subscribers woke it 1,000
-  /// times, and those wake-ups cost the loop five times the sends' own CPU). False, with
-  /// the connection closed, when the loop cannot watch it.
+  /// the loop to find nothing to write, once per subscriber for every alert
+  /// (docs/benchmarks.md, "The loop's wake-ups"). False, with the connection closed, when
+  /// the loop cannot watch it.
   private func updateWritableWatch(_ s: inout State) -> Bool {
     guard let registration = s.registration, s.watchingWritable != s.writeArmed else {
       return true
