@@ -141,6 +141,20 @@ private struct Parser {
     }
   }
 
+  /// Moves `i` over whole 8-byte words of plain ASCII: no quote, backslash or control
+  /// character (RFC 8259 §7) and no byte at or above 0x80. The bulk of a long string, a
+  /// label's base64 of 100 KB and more, is looked at a word at a time; the byte after the
+  /// words is left to the caller, which reads every byte that is not plain itself.
+  private mutating func skipPlainWords() {
+    guard let base = bytes.baseAddress else { return }
+    let raw = UnsafeRawPointer(base)
+    while bytes.count - i >= 8 {
+      let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+      guard JSONStringScan.isPlain(w) else { return }
+      i += 8
+    }
+  }
+
   mutating func string() throws(JSONParseError) -> String {
     i += 1
     let start = i
@@ -149,6 +163,8 @@ private struct Parser {
     // looked up each time: a fifth of a page's parse).
     var high: UInt8 = 0
     while i < bytes.count {
+      skipPlainWords()
+      guard i < bytes.count else { break }
       let b = bytes[i]
       if b == UInt8(ascii: "\"") {
         let text = UnsafeBufferPointer(rebasing: bytes[start..<i])
@@ -274,4 +290,21 @@ private struct Parser {
   }
 
   func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+}
+
+/// The string scanner's word test, on its own for tests.
+package enum JSONStringScan {
+  /// Whether none of the eight bytes of `w` is a quote, a backslash, below 0x20 or at or
+  /// above 0x80. Each test is exact for whether some byte matches (the classic "has a zero
+  /// byte" and "has a byte less than n" tricks, n at most 128).
+  package static func isPlain(_ w: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    let quote = w ^ (ones &* 0x22)
+    let backslash = w ^ (ones &* 0x5C)
+    let hasQuote = (quote &- ones) & ~quote
+    let hasBackslash = (backslash &- ones) & ~backslash
+    let hasControl = (w &- ones &* 0x20) & ~w
+    return (hasQuote | hasBackslash | hasControl | w) & highs == 0
+  }
 }

@@ -253,7 +253,17 @@ func dymoLabel() -> Bitmap {
     let p = try Product(json: try JSONValue.parse(row))
     _ = try JSONWriter.write(p)
   }
+  // A jobs.submit of a 100 KB label: nearly all of it one base64 string.
+  let submit = Array(
+    (#"{"jsonrpc":"2.0","id":7,"method":"jobs.submit","params":{"printer":"net:z","#
+      + #""document":{"format":"native","data":""#
+      + Data(repeating: 0xF0, count: 102_400).base64EncodedString() + #""}}}"#).utf8)
+  let submitN = 500
+  let t0 = now()
+  for _ in 0..<submitN { _ = try? JSONValue.parse(submit) }
+  let submitParse = Double(now() - t0) / Double(submitN) / 1000
   return """
+    | a jobs.submit request of \(submit.count) bytes (a 100 KB label in base64): parse (µs) | \(String(format: "%.1f", submitParse)) |
     | a product row (\(row.count) bytes): parse (µs) | \(String(format: "%.2f", parse)) |
     | decode the parsed value into a Product through Decodable (µs) | \(String(format: "%.2f", decode)) |
     | read it with Product(json:), as stored rows are read (µs) | \(String(format: "%.2f", read)) |

@@ -40,6 +40,50 @@ struct JSONParserTests {
     #expect(throws: JSONParseError.self) { try JSONValue.parse(Array(text.utf8)) }
   }
 
+  /// The string scanner's word test against a byte at a time: every byte value at every
+  /// place of an otherwise plain word, and random words.
+  @Test func plainWordTest_agreesWithEachByte() {
+    func plain(_ w: UInt64) -> Bool {
+      (0..<8).allSatisfy { k in
+        let b = UInt8(truncatingIfNeeded: w >> (8 * UInt64(k)))
+        return b >= 0x20 && b < 0x80 && b != 0x22 && b != 0x5C
+      }
+    }
+    let filler = UInt64(0x6161_6161_6161_6161)  // "aaaaaaaa"
+    for place in 0..<8 {
+      for value in 0...255 {
+        let shift = UInt64(8 * place)
+        let w = (filler & ~(0xFF << shift)) | (UInt64(value) << shift)
+        #expect(JSONStringScan.isPlain(w) == plain(w), "byte \(value) at \(place)")
+      }
+    }
+    var rng = SystemRandomNumberGenerator()
+    for _ in 0..<100_000 {
+      let w = UInt64.random(in: .min ... .max, using: &rng)
+      #expect(JSONStringScan.isPlain(w) == plain(w))
+    }
+  }
+
+  /// Long strings, read a word at a time, with one byte that is not plain at each place
+  /// around the words' edges: the same string as Foundation reads, or the same refusal.
+  @Test func longStrings_withOneSpecialByteAnywhere_readAsFoundationReads() throws {
+    let specials: [[UInt8]] = [
+      Array(#"\""#.utf8), Array(#"\\"#.utf8), Array(#"\n"#.utf8), Array(#"\u00e9"#.utf8),
+      Array("é".utf8), Array("€".utf8), Array("😀".utf8), [0x1F], [0x00], [0x7F],
+    ]
+    for special in specials {
+      for place in 0..<40 {
+        let text: [UInt8] =
+          Array(#"{"data":""#.utf8) + Array(repeating: 0x41, count: place) + special
+          + Array(repeating: 0x42, count: 45 - place) + Array(#""}"#.utf8)
+        let ours = try? JSONValue.parse(text)
+        let theirs = try? JSONSerialization.jsonObject(with: Data(text)) as? [String: String]
+        #expect(ours?["data"]?.stringValue == theirs?["data"], "\(special) at \(place)")
+        #expect((ours == nil) == (theirs == nil), "\(special) at \(place)")
+      }
+    }
+  }
+
   @Test func rejectsInvalidUTF8_andDeepNesting() {
     #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
     #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xED, 0xA0, 0x80, 0x22]) }

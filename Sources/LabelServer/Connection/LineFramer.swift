@@ -1,5 +1,9 @@
 import LabelCore
 
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+
 /// Protocol v1's framing on the Unix socket: one JSON message per line, ended by `\n`
 /// (protocol-v1 §2). A line longer than `maxMessageBytes` is refused with -32600
 /// (`messageTooLarge`) as soon as it is known to be, without waiting for its end.
@@ -25,7 +29,7 @@ package struct LineFramer: Framer {
     var start = 0
     var from = min(scanned, buffer.count)
     scanned = buffer.count
-    while let nl = buffer[from...].firstIndex(of: 0x0A) {
+    while let nl = newline(from: from) {
       from = nl + 1
       if nl - start > maxMessageBytes { return refuse(from: start, into: &inbound) }
       inbound.append(.message(Array(buffer[start..<nl]), wireBytes: nl - start + 1))
@@ -37,6 +41,18 @@ package struct LineFramer: Framer {
     }
     if buffer.count > maxMessageBytes { return refuse(from: 0, into: &inbound) }
     return Framed()
+  }
+
+  /// The index of the first `\n` in `buffer` at or after `from`, found with the C
+  /// library's `memchr` (vectorised: a request of 100 KB and more is searched in a few
+  /// microseconds, where a loop over its bytes showed in profiles).
+  private func newline(from: Int) -> Int? {
+    buffer.withUnsafeBufferPointer { b -> Int? in
+      guard from < b.count, let base = b.baseAddress,
+        let found = memchr(base + from, 0x0A, b.count - from)
+      else { return nil }
+      return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+    }
   }
 
   /// The line starting at `start` is too long: it and everything after it are dropped.
