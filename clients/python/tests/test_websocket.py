@@ -29,10 +29,12 @@ pytestmark = pytest.mark.labeld_args("--listen-http", f"127.0.0.1:{PORT}")
 Maker = Callable[..., Any]
 
 
-def _url(labeld: LabeldInstance) -> str:
-    # The endpoint starts just after the socket answers: wait for its log line.
+def _url(labeld: LabeldInstance, starts: int = 1) -> str:
+    # The endpoint starts just after the socket answers: wait for its log line (the
+    # ``starts``-th, after restarts).
     deadline = time.monotonic() + 30
-    while not re.search(r"web endpoint on http://127\.0\.0\.1:(\d+)", labeld.log_tail(500)):
+    pattern = r"web endpoint on http://127\.0\.0\.1:(\d+)"
+    while len(re.findall(pattern, labeld.log_tail(100_000))) < starts:
         assert time.monotonic() < deadline, labeld.log_tail()
         time.sleep(0.02)
     return f"ws://127.0.0.1:{PORT}/v1/ws"
@@ -94,6 +96,27 @@ def test_a_job_printed_over_a_websocket(labeld: LabeldInstance, remote: Maker) -
     job = c.submit("sim:zebra", document=ZPL)
     done = c.wait_job(job.id, timeout=30)
     assert done.state == "completed" and done.printed == 1
+
+
+def test_across_a_restart_over_a_websocket(labeld: LabeldInstance, remote: Maker) -> None:
+    """labeld killed and started again: the next call reconnects, and the alert stream
+    goes on where it was, nothing handed out twice."""
+    c = remote(_url(labeld), token=_token(labeld, "py-restart", "admin"))
+    stream = c.alerts()
+    try:
+        labeld.simulate("sim:zebra", "coverOpen")
+        first = stream.next(timeout=30)
+        assert isinstance(first, Alert) and first.reason == "coverOpen"
+        labeld.restart()
+        _url(labeld, starts=2)
+        assert c.simulate("sim:zebra", "mediaEmpty").reasons == ["mediaEmpty"]
+        seen = [first]
+        while not any(isinstance(a, Alert) and a.reason == "mediaEmpty" for a in seen):
+            seen.append(stream.next(timeout=30))
+        seqs = [a.seq for a in seen if isinstance(a, Alert)]
+        assert seqs == sorted(set(seqs)), seqs  # in order, none twice
+    finally:
+        stream.close()
 
 
 def test_a_wrong_token_is_refused(labeld: LabeldInstance, remote: Maker) -> None:
