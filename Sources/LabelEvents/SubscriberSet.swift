@@ -35,7 +35,10 @@ extension EventSubscriber {
 package struct SubscriberSet {
   private struct Subscription {
     let subscriber: any EventSubscriber
-    var topics: Set<Topic>
+    let topics: Set<Topic>
+    /// `topics` has `.alerts`: asked of every subscriber for every alert, so kept rather
+    /// than hashed each time.
+    let alerts: Bool
     /// While replaying: the last seq handed over. Live alerts wait in the journal until
     /// the replay reaches them, so replay and live never overlap or leave a hole.
     var cursor: UInt64?
@@ -47,11 +50,18 @@ package struct SubscriberSet {
   /// Newly delivered alert events (in seq order) to every live alert subscriber; those
   /// still replaying reach them through their replay.
   package func deliver(after: UInt64, through: UInt64, journal: inout AlertJournal) {
-    let live = all.values.filter { $0.topics.contains(.alerts) && $0.cursor == nil }
-    guard !live.isEmpty else { return }
-    for (seq, line) in journal.lines(since: after, through: through, encode: Self.encode) {
-      let message = OutboundMessage(bytes: line, kind: .notification, alertSeq: seq)
-      for sub in live { sub.subscriber.deliver(message) }
+    // Subscriber by subscriber, each given the events in seq order. No list of the live
+    // subscribers is made first: with a thousand of them, copying it out of the
+    // dictionary was a measurable part of a fan-out (docs/benchmarks.md).
+    var messages: [OutboundMessage]?
+    for sub in all.values where sub.alerts && sub.cursor == nil {
+      let events =
+        messages
+        ?? journal.lines(since: after, through: through, encode: Self.encode).map {
+          OutboundMessage(bytes: $0.line, kind: .notification, alertSeq: $0.seq)
+        }
+      messages = events
+      for message in events { sub.subscriber.deliver(message) }
     }
   }
 
@@ -85,7 +95,8 @@ package struct SubscriberSet {
     subscriber.subscribed(after: topics.contains(.alerts) ? (since ?? start) : 0)
     subscriber.deliver(OutboundMessage(bytes: respond(result), kind: .response, alertSeq: nil))
     all[subscriber.subscriberID] = Subscription(
-      subscriber: subscriber, topics: topics, cursor: replaying ? min(start, newest) : nil)
+      subscriber: subscriber, topics: topics, alerts: topics.contains(.alerts),
+      cursor: replaying ? min(start, newest) : nil)
     pump(subscriber.subscriberID, journal: &journal, delivered: delivered)
   }
 
