@@ -311,8 +311,10 @@ package final class WebEndpoint: Sendable {
     let tag = nextTag.add(1, ordering: .relaxed).oldValue
     pending.withLock { $0[tag] = caller }
     // A revocation between the sign-in above and the line before found nothing of this
-    // connection to close: checked again now that `closeConnections` would find it.
-    if let name = caller.tokenName, !tokens.contains(name: name) {
+    // connection to close: the token is checked again now that `closeConnections` would
+    // find it (the same secret, so a token revoked and made again under its name does not
+    // pass for the old one).
+    if self.caller(request)?.tokenName != caller.tokenName {
       pending.withLock { _ = $0.removeValue(forKey: tag) }
       unauthorized(request)
       return

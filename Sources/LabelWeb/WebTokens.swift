@@ -58,11 +58,6 @@ package final class WebTokens: TokenKeeping {
 
   package var isEmpty: Bool { entries.withLock { $0.isEmpty } }
 
-  /// Whether a token of this name can sign in (not revoked).
-  package func contains(name: String) -> Bool {
-    entries.withLock { e in e.contains { $0.info.name == name } }
-  }
-
   /// A token name: 1 to 64 of letters, digits, `.`, `_` and `-`.
   static func validName(_ name: String) -> Bool {
     (1...64).contains(name.utf8.count)
