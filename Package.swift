@@ -115,13 +115,20 @@ let package = Package(
         "LabelLog",
         "CAvahi",
       ]),
-    // The socket: connections, the dispatcher, the methods, access policy, rendering.
+    // The one way a label is printed, whichever front asks: checks, rendering (templates,
+    // PNGs, documents) and the job stored within the queue's bounds. Knows no protocol.
+    .target(
+      name: "LabelPrint",
+      dependencies: [
+        "LabelCore", "LabelEvents", "LabelStore", "LabelScheduler", "LabelRender",
+        "LabelLanguages", "LabelLog", "LabelInterfaces",
+      ]),
+    // The socket: connections, the dispatcher, the methods, access policy.
     .target(
       name: "LabelServer",
       dependencies: [
         "LabelCore", "LabelWire", "LabelPOSIX", "LabelEvents", "LabelStore", "LabelScheduler",
-        "LabelRender",
-        "LabelLanguages", "LabelLog", "LabelInterfaces",
+        "LabelPrint", "LabelLanguages", "LabelLog", "LabelInterfaces",
       ]),
     // The composition root: configuration, start-up, shutdown, reload.
     // The HTTP endpoint: libmicrohttpd parses HTTP and runs TLS on GnuTLS, one C module
@@ -147,7 +154,7 @@ let package = Package(
         "LabelCore", "LabelWire", "LabelPOSIX", "LabelLog", "LabelEvents", "LabelStore",
         "LabelScheduler",
         "LabelInterfaces", "LabelConcurrency", "LabelTransportSim", "LabelTransportCUPS",
-        "LabelTransportUSB", "LabelTransportNet", "LabelServer", "LabelWeb",
+        "LabelTransportUSB", "LabelTransportNet", "LabelServer", "LabelWeb", "LabelPrint",
       ]),
     // The test kit: a fake transport, a store in memory and the daemon's parts wired for
     // unit tests of the queue and the dispatcher.
@@ -157,6 +164,7 @@ let package = Package(
         "LabelCore", "LabelWire", "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler",
         "LabelServer",
         "LabelPOSIX", "LabelLanguages", "LabelInterfaces", "LabelKit", "LabelLoad", "LabelRender",
+        "LabelPrint",
       ]),
     // Both executables' command lines: option specs, one reader of words, the help layout.
     .target(name: "LabelCommandLine"),
@@ -213,7 +221,7 @@ let package = Package(
       name: "LabelStoreTests",
       dependencies: [
         "LabelStore", "LabelSQLite", "LabelCore", "LabelWire", "LabelLog", "LabelEvents",
-        "LabelServer",
+        "LabelServer", "LabelInterfaces",
       ]),
     .testTarget(
       name: "LabelSchedulerTests",
@@ -230,7 +238,7 @@ let package = Package(
       name: "LabelTransportSimTests",
       dependencies: [
         "LabelTransportSim", "LabelCore", "LabelWire", "LabelEvents", "LabelLog",
-        "LabelScheduler", "LabelServer", "LabelStore",
+        "LabelScheduler", "LabelServer", "LabelStore", "LabelPrint",
       ]),
     .testTarget(
       name: "LabelUSBTests", dependencies: ["LabelUSB", "LabelLanguages", "LabelTestKit"]),

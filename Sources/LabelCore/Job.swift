@@ -22,6 +22,33 @@ public struct JobOwner: Codable, Sendable, Equatable {
   public init(uid: UInt32) { self.uid = uid }
 }
 
+/// Where a job came from: the front it was submitted through, and what that front knows
+/// of who sent it and what it is called. Added field (absent: the Unix socket).
+public struct JobOrigin: Codable, Sendable, Equatable {
+  public enum Kind: String, Codable, Sendable, CaseIterable {
+    /// The Unix socket (protocol v1): the owner's uid says who.
+    case socket
+    /// Protocol v1 over the web endpoint's WebSocket: `user` is the token's name.
+    case web
+    /// An IPP client (`--listen-ipp`): `user` is its requesting-user-name (or the token's
+    /// name it signed in with), `name` its job-name.
+    case ipp
+  }
+  public var kind: Kind
+  /// Who sent it, as that front names them.
+  public var user: String?
+  /// The job's name as its sender gave it (IPP job-name).
+  public var name: String?
+
+  public init(kind: Kind, user: String? = nil, name: String? = nil) {
+    self.kind = kind
+    self.user = user
+    self.name = name
+  }
+
+  public static let socket = JobOrigin(kind: .socket)
+}
+
 /// Why a job ended badly, or what it is waiting for.
 public struct JobError: Codable, Sendable, Equatable {
   public var reason: Reason
@@ -44,10 +71,13 @@ public struct Job: Codable, Sendable, Equatable {
   public var updatedAt: Date
   public var owner: JobOwner
   public var error: JobError?
+  /// Where it came from; nil for jobs stored before labeld kept it (the socket's).
+  public var origin: JobOrigin?
 
   public init(
     id: Int, printer: String, state: JobState = .pending, copies: Int, printed: Int = 0,
-    createdAt: Date, updatedAt: Date, owner: JobOwner, error: JobError? = nil
+    createdAt: Date, updatedAt: Date, owner: JobOwner, error: JobError? = nil,
+    origin: JobOrigin? = nil
   ) {
     self.id = id
     self.printer = printer
@@ -58,5 +88,6 @@ public struct Job: Codable, Sendable, Equatable {
     self.updatedAt = updatedAt
     self.owner = owner
     self.error = error
+    self.origin = origin
   }
 }

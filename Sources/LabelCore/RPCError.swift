@@ -12,6 +12,17 @@ public enum RPCErrorCode: Int, Sendable, Codable, CaseIterable {
   case notPermitted = 1005
   case notFound = 1006
   case unsupported = 1007
+  case tooManyJobs = 1008
+}
+
+/// Which of the waiting queue's bounds a refused job met (error 1008's `bound`).
+public enum QueueBound: String, Sendable, Codable, CaseIterable {
+  /// Jobs not ended on the one printer.
+  case printer
+  /// Jobs not ended on all printers together.
+  case total
+  /// Bytes the documents of the jobs not ended hold together.
+  case bytes
 }
 
 /// A request's failure as the client sees it: code, message and the code's `data` shape.
@@ -99,6 +110,27 @@ public struct RPCError: Error, Sendable, Equatable {
     return unsupported(
       "the language of \(printer.id) is not known (model \"\(printer.model)\"), so labeld cannot render for it; \(how)"
     )
+  }
+
+  /// 1008: the waiting queue is full at `bound` (`limit` allowed, `waiting` there now);
+  /// nothing was stored. `printer` is named for a printer's own bound.
+  public static func tooManyJobs(printer: String?, bound: QueueBound, limit: Int, waiting: Int)
+    -> RPCError
+  {
+    var data: [String: JSONValue] = [
+      "bound": .string(bound.rawValue), "limit": .int(limit), "waiting": .int(waiting),
+    ]
+    if let printer { data["printer"] = .string(printer) }
+    let what: String
+    switch bound {
+    case .printer: what = "\(waiting) jobs wait for \(printer ?? "the printer") (at most \(limit))"
+    case .total: what = "\(waiting) jobs wait on all printers together (at most \(limit))"
+    case .bytes:
+      what = "the waiting jobs' documents hold \(waiting) bytes (at most \(limit))"
+    }
+    return RPCError(
+      .tooManyJobs, "too many jobs waiting: \(what); nothing was stored, try again later",
+      data: .object(data))
   }
 
   public static func unsupported(_ reason: String) -> RPCError {

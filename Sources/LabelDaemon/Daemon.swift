@@ -5,6 +5,7 @@ import LabelEvents
 import LabelInterfaces
 import LabelLog
 import LabelPOSIX
+import LabelPrint
 import LabelScheduler
 import LabelServer
 import LabelStore
@@ -56,6 +57,9 @@ public struct DaemonConfig: Sendable, Equatable {
   public var restAfter: Duration = .seconds(10)
   /// The HTTP endpoint (`--listen-http`, `http =`): off while it has no address.
   package var web = WebSettings()
+  /// The waiting queue's bounds (`--max-jobs`, `--max-jobs-per-printer`,
+  /// `--max-queued-bytes`): past them a submit is refused with 1008.
+  package var queueLimits = QueueLimits.standard
 
   public init(socketPath: String, stateDirectory: String) {
     self.socketPath = socketPath
@@ -134,7 +138,8 @@ public final class Daemon: Sendable {
       channel: channel, printers: registry, products: ProductStore(store: store),
       templates: TemplateStore(store: store), jobStore: jobStore,
       jobs: JobManager(
-        jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors),
+        jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors,
+        limits: config.queueLimits),
       renderer: LabelRenderer(), saveErrors: saveErrors,
       access: AccessPolicy(adminGroup: config.adminGroup), log: log, sources: sources)
     let tokens = WebTokens(store: TokenStore(store: store))
@@ -166,6 +171,7 @@ public final class Daemon: Sendable {
         m.printers = services.printers.printers
         m.alerts = services.channel.active
         for job in jobStore.unfinished() { m.unfinishedJobs[job.state, default: 0] += 1 }
+        m.refusedJobs = services.jobs.refused
         m.clients = server.connectionCount
         m.storeBytes = Self.fileSize(state + "/labeld.db")
         return m.text()
@@ -342,8 +348,8 @@ public final class Daemon: Sendable {
     }
   }
 
-  /// Applies a re-read configuration (SIGHUP). Log level, alert retention, job history
-  /// and the admin group change at once; anything else is logged as waiting for a restart.
+  /// Applies a re-read configuration (SIGHUP). Log level, alert retention, job history,
+  /// the admin group and the queue's bounds change at once; anything else is logged as waiting for a restart.
   public func reload(_ new: DaemonConfig) {
     let old = current.withLock { $0 }
     var changed: [String] = []
@@ -358,6 +364,7 @@ public final class Daemon: Sendable {
     note("job-history", \.jobHistoryCount, live: true)
     note("job-history-days", \.jobHistoryAge, live: true)
     note("admin-group", \.adminGroup, live: true)
+    note("max-jobs, max-jobs-per-printer, max-queued-bytes", \.queueLimits, live: true)
     note("socket", \.socketPath, live: false)
     note("state-dir", \.stateDirectory, live: false)
     note("simulate", \.simulated, live: false)
@@ -378,6 +385,7 @@ public final class Daemon: Sendable {
     log.level = new.logLevel
     services.channel.setRetention(count: new.alertRetentionCount, age: new.alertRetentionAge)
     services.access.setAdminGroup(new.adminGroup)
+    services.jobs.queueLimits = new.queueLimits
     current.withLock {
       $0.logLevel = new.logLevel
       $0.alertRetentionCount = new.alertRetentionCount
@@ -385,6 +393,7 @@ public final class Daemon: Sendable {
       $0.jobHistoryCount = new.jobHistoryCount
       $0.jobHistoryAge = new.jobHistoryAge
       $0.adminGroup = new.adminGroup
+      $0.queueLimits = new.queueLimits
     }
     log.notice(
       "configuration reloaded: "

@@ -30,6 +30,9 @@ public enum LabelError: Error, Sendable, Equatable, CustomStringConvertible {
   case notFound(entity: String, key: String)
   /// 1007: e.g. this printer's language cannot print that document.
   case unsupported(reason: String)
+  /// 1008: the waiting queue is full at `bound` (`limit` allowed, `waiting` now; `printer`
+  /// named for a printer's own bound). Nothing was stored: try again once jobs have printed.
+  case tooManyJobs(printer: String?, bound: QueueBound, limit: Int, waiting: Int)
   /// A code this kit does not know (a newer daemon).
   case rpc(RPCError)
   /// labeld cannot be reached (not running, or this user may not open its socket).
@@ -72,6 +75,14 @@ public enum LabelError: Error, Sendable, Equatable, CustomStringConvertible {
       self = .notPermitted(uid: data?["uid"]?.intValue ?? -1, message: error.message)
     case .notFound: self = .notFound(entity: text("entity"), key: text("key"))
     case .unsupported: self = .unsupported(reason: text("reason"))
+    case .tooManyJobs:
+      guard let bound = data?["bound"]?.stringValue.flatMap(QueueBound.init(rawValue:)) else {
+        self = .rpc(error)
+        return
+      }
+      self = .tooManyJobs(
+        printer: data?["printer"]?.stringValue, bound: bound,
+        limit: data?["limit"]?.intValue ?? 0, waiting: data?["waiting"]?.intValue ?? 0)
     case nil: self = .rpc(error)
     }
   }
@@ -91,6 +102,7 @@ public enum LabelError: Error, Sendable, Equatable, CustomStringConvertible {
     case .notPermitted: RPCErrorCode.notPermitted.rawValue
     case .notFound: RPCErrorCode.notFound.rawValue
     case .unsupported: RPCErrorCode.unsupported.rawValue
+    case .tooManyJobs: RPCErrorCode.tooManyJobs.rawValue
     case .rpc(let e): e.code
     case .unreachable, .connectionLost, .timeout, .cancelled, .protocolViolation, .storedPosition:
       nil
@@ -109,6 +121,15 @@ public enum LabelError: Error, Sendable, Equatable, CustomStringConvertible {
     case .notPermitted(_, let message): message
     case .notFound(let entity, let key): "\(entity) not found: \(key)"
     case .unsupported(let reason): "unsupported: \(reason)"
+    case .tooManyJobs(let printer, let bound, let limit, let waiting):
+      switch bound {
+      case .printer:
+        "too many jobs waiting: \(waiting) for \(printer ?? "the printer") (at most \(limit)); try again later"
+      case .total:
+        "too many jobs waiting: \(waiting) on all printers (at most \(limit)); try again later"
+      case .bytes:
+        "too many jobs waiting: their documents hold \(waiting) bytes (at most \(limit)); try again later"
+      }
     case .rpc(let e): e.message
     case .unreachable(let u): u.description
     case .connectionLost:

@@ -1,6 +1,7 @@
 import LabelCore
 import LabelEvents
 import LabelInterfaces
+import Synchronization
 
 /// What happens to a job that was being printed when the daemon stopped.
 public enum InterruptedJobPolicy: String, Sendable, CaseIterable {
@@ -18,16 +19,29 @@ package struct JobManager: Sendable {
   package let channel: EventChannel
   package let saveErrors: SaveErrors
   package let absent: AbsentPrinters
+  /// The waiting queue's bounds and the refusals they made.
+  private let bounds: QueueBounds
 
   package init(
-    jobs: any JobStoring, printers: PrinterRegistry, channel: EventChannel, saveErrors: SaveErrors
+    jobs: any JobStoring, printers: PrinterRegistry, channel: EventChannel, saveErrors: SaveErrors,
+    limits: QueueLimits = .standard
   ) {
     self.jobs = jobs
     self.printers = printers
     self.channel = channel
     self.saveErrors = saveErrors
+    bounds = QueueBounds(limits)
     absent = AbsentPrinters(jobs: jobs, channel: channel)
   }
+
+  /// The waiting queue's bounds (reloadable).
+  package var queueLimits: QueueLimits {
+    get { bounds.limits.withLock { $0 } }
+    nonmutating set { bounds.limits.withLock { $0 = newValue } }
+  }
+
+  /// Submits refused at the queue's bounds since start-up, by bound.
+  package var refused: [QueueBound: Int] { bounds.refusals.withLock { $0 } }
 
   /// The queue of a printer that takes jobs: 1001 for an unknown one, 1002 for one that is
   /// not accepting any (asked of the printer now: a CUPS queue may have started rejecting).
@@ -37,18 +51,46 @@ package struct JobManager: Sendable {
     return queue
   }
 
-  package func submit(printer: String, copies: Int, document: JobDocument, owner: JobOwner)
-    async throws(RPCError) -> Job
-  {
-    guard let queue = printers.queue(printer) else { throw .printerNotFound(printer) }
-    let job: Job
+  /// Throws 1008 when `printer`'s queue is full now (checked again, exactly, when the job
+  /// is stored): a front asks before it renders or reads a document for nothing.
+  package func checkRoom(_ printer: String) throws(RPCError) {
+    let limits = queueLimits
+    let now = jobs.occupancy(printer: printer)
+    var refusal: QueueRefusal?
+    if now.printer >= limits.perPrinter {
+      refusal = QueueRefusal(
+        printer: printer, bound: .printer, limit: limits.perPrinter, waiting: now.printer)
+    } else if now.total >= limits.total {
+      refusal = QueueRefusal(
+        printer: printer, bound: .total, limit: limits.total, waiting: now.total)
+    } else if now.bytes >= limits.bytes {
+      refusal = QueueRefusal(
+        printer: printer, bound: .bytes, limit: limits.bytes, waiting: now.bytes)
+    }
+    if let refusal {
+      bounds.refusals.withLock { $0[refusal.bound, default: 0] += 1 }
+      throw refusal.rpcError
+    }
+  }
+
+  /// Stores a job and queues it on its printer. Past the queue's bounds it is refused
+  /// with 1008 and nothing is stored.
+  package func submit(_ new: NewJob) async throws(RPCError) -> Job {
+    guard let queue = printers.queue(new.printer) else { throw .printerNotFound(new.printer) }
+    let admission: JobAdmission
     do {
-      let (created, resolved) = try await jobs.create(
-        printer: printer, copies: copies, owner: owner, document: document)
-      job = created
-      saveErrors.jobWrite(JobWrite(failure: nil, resolved: resolved), job: job.id)
+      admission = try await jobs.create(new, within: queueLimits)
     } catch {
       throw saveErrors.failed(error, entity: .job, key: SaveErrors.newJobKey)
+    }
+    let job: Job
+    switch admission {
+    case .created(let created, let resolved):
+      job = created
+      saveErrors.jobWrite(JobWrite(failure: nil, resolved: resolved), job: job.id)
+    case .refused(let refusal):
+      bounds.refusals.withLock { $0[refusal.bound, default: 0] += 1 }
+      throw refusal.rpcError
     }
     channel.publish(job: job)
     await queue.enqueue(job.id)
@@ -98,4 +140,12 @@ package struct JobManager: Sendable {
     if printers.queue(printer) != nil { return true }
     return (try? await jobs.anyJob(for: printer)) ?? false
   }
+}
+
+/// The queue's bounds as now in force (SIGHUP changes them) and the submits they refused.
+final class QueueBounds: Sendable {
+  let limits: Mutex<QueueLimits>
+  /// Since start-up, by bound (for `/metrics`).
+  let refusals = Mutex<[QueueBound: Int]>([:])
+  init(_ limits: QueueLimits) { self.limits = Mutex(limits) }
 }

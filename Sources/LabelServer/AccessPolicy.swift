@@ -54,6 +54,14 @@ package struct Caller: Sendable, Equatable {
     }
   }
 
+  /// Where its jobs come from: the socket, or the web endpoint under the token's name.
+  package var origin: JobOrigin {
+    switch identity {
+    case .peer: .socket
+    case .token(let name, _): JobOrigin(kind: .web, user: name)
+    }
+  }
+
   package var tokenName: String? {
     if case .token(let name, _) = identity { return name }
     return nil

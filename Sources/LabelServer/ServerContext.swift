@@ -2,6 +2,7 @@ import LabelCore
 import LabelEvents
 import LabelInterfaces
 import LabelLog
+import LabelPrint
 import LabelScheduler
 import LabelStore
 
@@ -16,6 +17,8 @@ package struct ServerContext: Sendable {
   /// `JobStoring`).
   package let jobStore: JobStore
   package let renderer: LabelRenderer
+  /// The one way a label is printed (what the IPP front calls too).
+  package let print: PrintService
   package let saveErrors: SaveErrors
   package let access: AccessPolicy
   package let log: Logger
@@ -42,16 +45,18 @@ package struct ServerContext: Sendable {
     self.access = access
     self.log = log
     self.sources = sources
+    print = PrintService(
+      jobs: jobs,
+      catalog: Catalog(products: products, templates: templates, saveErrors: saveErrors, log: log),
+      renderer: renderer)
   }
 
   package func product(_ sku: String) async throws(RPCError) -> Product? {
-    let row = try await read { () async throws(SaveFailure) in try await products.get(sku) }
-    return try row.map { row throws(RPCError) in try readable(row, .product) }
+    try await print.catalog.product(sku)
   }
 
   package func template(_ name: String) async throws(RPCError) -> Template? {
-    let row = try await read { () async throws(SaveFailure) in try await templates.get(name) }
-    return try row.map { row throws(RPCError) in try readable(row, .template) }
+    try await print.catalog.template(name)
   }
 
   /// A page of the stored products that can be read; each that cannot is reported (see
@@ -78,31 +83,11 @@ package struct ServerContext: Sendable {
       templates: page.rows.compactMap { try? readable($0, .template) }, next: page.next)
   }
 
-  /// The row's value. A row that is stored but does not decode is a failure to keep data:
-  /// logged, raised as a `saveError` for its entity and key (it stays active until the key
-  /// is saved again), and answered as 1004 carrying that alert.
   package func readable<T>(_ row: StoredRow<T>, _ entity: SaveEntity) throws(RPCError) -> T {
-    switch row {
-    case .value(let value): return value
-    case .unreadable(let key, let reason):
-      log.error("store: \(entity.rawValue) \(key) is stored but cannot be read: \(reason)")
-      throw saveErrors.failed(
-        SaveFailure(
-          reason: .io,
-          message:
-            "\(entity.rawValue) \(key) is stored but cannot be read (\(reason)); save it again to replace it"
-        ), entity: entity, key: key)
-    }
+    try print.catalog.readable(row, entity)
   }
 
-  /// Runs a read of stored state; a storage failure is answered as -32603 with the reason
-  /// (a read cannot fail as a save, and raises no alert).
   package func read<T>(_ body: () async throws(SaveFailure) -> T) async throws(RPCError) -> T {
-    do {
-      return try await body()
-    } catch {
-      log.error("cannot read stored state: \(error.message)")
-      throw .internalError("cannot read labeld's state: \(error.message)")
-    }
+    try await print.catalog.read(body)
   }
 }

@@ -14,6 +14,47 @@ package final class JobStore: JobStoring {
   package let store: StateStore
   /// Jobs not ended, and jobs whose row is behind (see `dirty`).
   private let cache = Mutex<[Int: Job]>([:])
+  /// What waits: the queue's bounds are checked against it (`create`). Counted where jobs
+  /// are made and end, so a check costs the same however many wait.
+  private let waiting = Mutex(Waiting())
+
+  private struct Waiting {
+    var byPrinter: [String: Int] = [:]
+    var total = 0
+    var bytes = 0
+    /// The document's bytes of each job not ended.
+    var sizes: [Int: Int] = [:]
+
+    mutating func add(printer: String, bytes: Int) {
+      byPrinter[printer, default: 0] += 1
+      total += 1
+      self.bytes += bytes
+    }
+
+    mutating func remove(printer: String, bytes: Int) {
+      let left = (byPrinter[printer] ?? 1) - 1
+      byPrinter[printer] = left > 0 ? left : nil
+      total = max(0, total - 1)
+      self.bytes = max(0, self.bytes - bytes)
+    }
+
+    /// The bound `printer`'s next job of `bytes` would pass, if any.
+    func refusal(printer: String, bytes: Int, _ limits: QueueLimits) -> QueueRefusal? {
+      let mine = byPrinter[printer] ?? 0
+      if mine >= limits.perPrinter {
+        return QueueRefusal(
+          printer: printer, bound: .printer, limit: limits.perPrinter, waiting: mine)
+      }
+      if total >= limits.total {
+        return QueueRefusal(printer: printer, bound: .total, limit: limits.total, waiting: total)
+      }
+      if self.bytes + bytes > limits.bytes {
+        return QueueRefusal(
+          printer: printer, bound: .bytes, limit: limits.bytes, waiting: self.bytes)
+      }
+      return nil
+    }
+  }
   /// Jobs whose last write failed: their row is older than the job. Every later job write
   /// writes them too, so the first good write brings every row up to date (and clears the
   /// saveErrors the failures raised).
@@ -37,13 +78,13 @@ package final class JobStore: JobStoring {
   /// The columns of a job, in the order `job(from:)` reads them.
   package static let columns = """
     id, printer, state, copies, printed, created_at, updated_at, owner_uid, error_reason,
-    error_message
+    error_message, origin, origin_user, origin_name
     """
 
   /// Loads the jobs that have not ended (through the state index: start-up costs what is
   /// unfinished, not the history). Start-up only.
   package func load() throws(SaveFailure) {
-    let jobs = try store.runSync { db throws(SQLiteError) in
+    let (jobs, sizes) = try store.runSync { db throws(SQLiteError) in
       let s = try db.statement(
         "SELECT \(Self.columns) FROM jobs WHERE state IN ('pending', 'held', 'processing')")
       var out: [Int: Job] = [:]
@@ -51,9 +92,27 @@ package final class JobStore: JobStoring {
         let job = Self.job(from: s)
         out[job.id] = job
       }
-      return out
+      // Each waiting job's document size, from the documents' primary key (no blob read).
+      let sizes = try db.statement("SELECT length(data) FROM documents WHERE job = ?")
+      var bytes: [Int: Int] = [:]
+      for id in out.keys {
+        bytes[id] = try sizes.bind(id).first { max(0, $0.int(0)) } ?? 0
+      }
+      return (out, bytes)
     }
     cache.withLock { $0 = jobs }
+    waiting.withLock { w in
+      w = Waiting()
+      for job in jobs.values { w.add(printer: job.printer, bytes: sizes[job.id] ?? 0) }
+      w.sizes = sizes
+    }
+  }
+
+  /// What waits now.
+  package func occupancy(printer: String) -> QueueOccupancy {
+    waiting.withLock { w in
+      QueueOccupancy(printer: w.byPrinter[printer] ?? 0, total: w.total, bytes: w.bytes)
+    }
   }
 
   /// A stored time; one that no calendar can write (NaN, centuries away) is the epoch.
@@ -75,26 +134,64 @@ package final class JobStore: JobStoring {
     if let reason = s.string(8) {
       job.error = JobError(reason: Reason(rawValue: reason) ?? .unknown, message: s.string(9) ?? "")
     }
+    // Rows from before labeld kept it have none: they came over the socket.
+    if let kind = s.string(10) {
+      job.origin = JobOrigin(
+        kind: JobOrigin.Kind(rawValue: kind) ?? .socket, user: s.string(11), name: s.string(12))
+    }
     return job
   }
 
   /// Stores a new job (answering only once it is kept). Rows whose earlier write failed
   /// are written in the same transaction; `resolved` names them.
-  package func create(printer: String, copies: Int, owner: JobOwner, document: JobDocument)
-    async throws(SaveFailure) -> (job: Job, resolved: [Int])
+  package func create(_ new: NewJob, within limits: QueueLimits) async throws(SaveFailure)
+    -> JobAdmission
   {
+    let size = new.document.bytes.count
+    // The place is taken before the write, so concurrent submits cannot both fit into it;
+    // given back if the write fails.
+    let refused = waiting.withLock { w -> QueueRefusal? in
+      if let refusal = w.refusal(printer: new.printer, bytes: size, limits) { return refusal }
+      w.add(printer: new.printer, bytes: size)
+      return nil
+    }
+    if let refused { return .refused(refused) }
+    let (printer, copies, owner, origin, document) = (
+      new.printer, new.copies, new.owner, new.origin, new.document
+    )
     let now = Date()
     let behind = rowsBehind()
-    let job = try await store.run { db throws(SQLiteError) in
+    let job: Job
+    do {
+      job = try await insert(
+        printer: printer, copies: copies, owner: owner, origin: origin, document: document,
+        now: now, behind: behind)
+    } catch {
+      waiting.withLock { $0.remove(printer: printer, bytes: size) }
+      throw error
+    }
+    waiting.withLock { $0.sizes[job.id] = size }
+    cache.withLock { $0[job.id] = job }
+    created.add(1, ordering: .relaxed)
+    return .created(job, resolved: caughtUp(behind))
+  }
+
+  private func insert(
+    printer: String, copies: Int, owner: JobOwner, origin: JobOrigin, document: JobDocument,
+    now: Date, behind: [Job]
+  ) async throws(SaveFailure) -> Job {
+    try await store.run { db throws(SQLiteError) in
       try db.transaction { () throws(SQLiteError) in
         try Self.write(behind, db)
         try db.statement(
           """
-          INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid)
-          VALUES (?, 'pending', ?, 0, ?, ?, ?)
+          INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid,
+            origin, origin_user, origin_name)
+          VALUES (?, 'pending', ?, 0, ?, ?, ?, ?, ?, ?)
           """
         ).bind(
-          printer, copies, now.timeIntervalSince1970, now.timeIntervalSince1970, Int(owner.uid)
+          printer, copies, now.timeIntervalSince1970, now.timeIntervalSince1970, Int(owner.uid),
+          origin.kind.rawValue, origin.user, origin.name
         )
         .run()
         let id = Int(db.lastInsertRowID)
@@ -102,12 +199,9 @@ package final class JobStore: JobStoring {
           .bind(id, document.bytes).run()
         return Job(
           id: id, printer: printer, state: .pending, copies: copies,
-          printed: 0, createdAt: now, updatedAt: now, owner: owner)
+          printed: 0, createdAt: now, updatedAt: now, owner: owner, origin: origin)
       }
     }
-    cache.withLock { $0[job.id] = job }
-    created.add(1, ordering: .relaxed)
-    return (job, caughtUp(behind))
   }
 
   /// The jobs whose rows are behind, as they stand now.
@@ -157,6 +251,11 @@ package final class JobStore: JobStoring {
       return (before, job)
     }
     guard let (before, job) = changed else { return nil }
+    if job.state.isTerminal && !before.state.isTerminal {
+      waiting.withLock { w in
+        w.remove(printer: job.printer, bytes: w.sizes.removeValue(forKey: id) ?? 0)
+      }
+    }
     if job.printed > before.printed || (job.state.isTerminal && !before.state.isTerminal) {
       counters.withLock { c in
         c.copiesPrinted += max(0, job.printed - before.printed)

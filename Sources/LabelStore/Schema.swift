@@ -88,6 +88,14 @@ package enum Schema {
       created_at TEXT NOT NULL
     );
     """,
+    // 6: where a job came from (`JobOrigin`: the socket, the web endpoint or IPP), who sent
+    // it as that front names them, and its name (IPP job-name). Rows from before have none
+    // (the socket's).
+    """
+    ALTER TABLE jobs ADD COLUMN origin TEXT;
+    ALTER TABLE jobs ADD COLUMN origin_user TEXT;
+    ALTER TABLE jobs ADD COLUMN origin_name TEXT;
+    """,
   ]
 
   /// Brings `db` to `version` (default: the latest), a step at a time.

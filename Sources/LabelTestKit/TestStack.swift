@@ -1,7 +1,9 @@
 import LabelCore
 import LabelEvents
+import LabelInterfaces
 import LabelLog
 import LabelPOSIX
+import LabelPrint
 import LabelScheduler
 import LabelServer
 import LabelStore
@@ -24,7 +26,7 @@ package final class TestStack: Sendable {
   package let services: ServerContext
   package let dispatcher: Dispatcher
 
-  package init(adminGroup: String? = nil) throws {
+  package init(adminGroup: String? = nil, limits: QueueLimits = .standard) throws {
     logged = MemorySink()
     log = Logger(level: .debug, sink: logged)
     channel = EventChannel(log: log)
@@ -34,7 +36,8 @@ package final class TestStack: Sendable {
     try jobs.load()
     registry = PrinterRegistry(jobs: jobs, channel: channel, log: log)
     saveErrors = SaveErrors(channel: channel)
-    service = JobManager(jobs: jobs, printers: registry, channel: channel, saveErrors: saveErrors)
+    service = JobManager(
+      jobs: jobs, printers: registry, channel: channel, saveErrors: saveErrors, limits: limits)
     services = ServerContext(
       channel: channel, printers: registry, products: ProductStore(store: store),
       templates: TemplateStore(store: store), jobStore: jobs, jobs: service,
@@ -55,7 +58,7 @@ package final class TestStack: Sendable {
     async throws(RPCError) -> Job
   {
     try await service.submit(
-      printer: printer, copies: copies, document: .native(bytes), owner: JobOwner(uid: uid))
+      NewJob(printer: printer, copies: copies, owner: JobOwner(uid: uid), document: .native(bytes)))
   }
 
   /// The job as stored now.

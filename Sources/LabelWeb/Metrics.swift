@@ -12,6 +12,8 @@ package struct MetricsSnapshot: Sendable {
   /// Since start-up.
   package var copiesPrinted = 0
   package var jobsEnded: [JobState: Int] = [:]
+  /// Submits refused at the waiting queue's bounds since start-up, by bound.
+  package var refusedJobs: [QueueBound: Int] = [:]
   package var latency: (cumulative: [(bound: Double, count: Int)], count: Int, sum: Double) = (
     [], 0, 0
   )
@@ -57,6 +59,13 @@ package struct MetricsSnapshot: Sendable {
     family("labeld_jobs_ended_total", "counter", "Jobs ended since labeld started, by end state.")
     for state in [JobState.completed, .canceled, .aborted] {
       out += "labeld_jobs_ended_total{state=\"\(state.rawValue)\"} \(jobsEnded[state] ?? 0)\n"
+    }
+    family(
+      "labeld_jobs_refused_total", "counter",
+      "Submits refused since labeld started because the waiting queue was full (error 1008, "
+        + "IPP server-error-too-many-jobs), by the bound met.")
+    for bound in QueueBound.allCases {
+      out += "labeld_jobs_refused_total{bound=\"\(bound.rawValue)\"} \(refusedJobs[bound] ?? 0)\n"
     }
     family(
       "labeld_copies_printed_total", "counter", "Copies printers confirmed since labeld started.")

@@ -38,6 +38,22 @@ extension JobError: JSONWritable {
   }
 }
 
+extension JobOrigin: JSONWritable {
+  public func write(to out: inout JSONOutput) {
+    out.raw(#"{"kind":"#)
+    out.string(kind.rawValue)
+    if let name {
+      out.raw(#","name":"#)
+      out.string(name)
+    }
+    if let user {
+      out.raw(#","user":"#)
+      out.string(user)
+    }
+    out.byte(0x7D)
+  }
+}
+
 extension Job: JSONWritable {
   public func write(to out: inout JSONOutput) {
     out.raw(#"{"copies":"#)
@@ -50,6 +66,10 @@ extension Job: JSONWritable {
     }
     out.raw(#","id":"#)
     out.int(id)
+    if let origin {
+      out.raw(#","origin":"#)
+      origin.write(to: &out)
+    }
     out.raw(#","owner":"#)
     owner.write(to: &out)
     out.raw(#","printed":"#)

@@ -21,22 +21,30 @@ struct JobsCommand: CommandGroup {
   }
 
   static func table(_ jobs: [Job]) -> String {
-    var table = Table("ID", "PRINTER", "STATE", "PRINTED", "OWNER", "CREATED", "MESSAGE")
+    var table = Table(
+      "ID", "PRINTER", "STATE", "PRINTED", "OWNER", "FROM", "CREATED", "MESSAGE")
     for j in jobs {
       table.add(
         String(j.id), j.printer, j.state.rawValue, Output.progress(j), Output.user(j.owner.uid),
-        Output.time(j.createdAt), j.error?.message ?? "")
+        origin(j.origin), Output.time(j.createdAt), j.error?.message ?? "")
     }
     return table.text
+  }
+
+  /// Where a job came from, in a word or two: `socket`, `web counter-ipad`, `ipp alice`.
+  static func origin(_ origin: JobOrigin?) -> String {
+    guard let origin else { return JobOrigin.Kind.socket.rawValue }
+    return [origin.kind.rawValue, origin.user].compactMap { $0 }.joined(separator: " ")
   }
 
   static func details(_ j: Job) -> String {
     var pairs = [
       ("Job", String(j.id)), ("Printer", j.printer), ("State", j.state.rawValue),
       ("Printed", "\(j.printed) of \(Output.copies(j.copies))"),
-      ("Owner", Output.userAndUID(j.owner.uid)),
+      ("Owner", Output.userAndUID(j.owner.uid)), ("From", origin(j.origin)),
       ("Created", Output.time(j.createdAt)), ("Updated", Output.time(j.updatedAt)),
     ]
+    if let name = j.origin?.name { pairs.insert(("Name", name), at: 1) }
     if let error = j.error {
       pairs.append(("Reason", error.reason.rawValue))
       pairs.append(("Message", error.message))

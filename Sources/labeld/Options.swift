@@ -82,6 +82,19 @@ struct Options {
       help: "Ended jobs kept (default 10000); older ones are pruned."),
     OptionSpec("--job-history-days", value: "N", help: "Days an ended job is kept (default 30)."),
     OptionSpec(
+      "--max-jobs", value: "N",
+      help: "Jobs not ended (waiting, held or printing) on all printers together, at most "
+        + "(default 50000). A submit past it, from any front (the socket, the web endpoint, "
+        + "IPP), is refused at once with error 1008 (IPP: server-error-too-many-jobs) and "
+        + "nothing of it is stored; the refusals are counted in /metrics."),
+    OptionSpec(
+      "--max-jobs-per-printer", value: "N",
+      help: "Jobs not ended on one printer, at most (default 10000)."),
+    OptionSpec(
+      "--max-queued-bytes", value: "BYTES",
+      help: "What the documents of the jobs not ended may hold together, at most (default "
+        + "1G; a K, M or G suffix multiplies by 1024 once, twice or three times)."),
+    OptionSpec(
       "--interrupted-jobs", value: "resend|abort",
       help: "A job that was printing when labeld stopped (crash, power cut): resend its "
         + "interrupted copy (default; a missing label is worse than a duplicate) or abort it "
@@ -184,9 +197,10 @@ struct Options {
     Signals: SIGTERM/SIGINT stop gracefully (labels being printed are finished,
     waiting jobs stay queued for the next start); a second one exits at once.
     SIGHUP re-reads the configuration file: log-level, alert-retention[-days],
-    job-history[-days] and admin-group apply at once; other changes are logged
-    and wait for a restart. Under systemd labeld reports readiness and feeds the
-    watchdog (Type=notify) and takes its socket from socket activation.
+    job-history[-days], admin-group, max-jobs[-per-printer] and max-queued-bytes
+    apply at once; other changes are logged and wait for a restart. Under systemd
+    labeld reports readiness and feeds the watchdog (Type=notify) and takes its
+    socket from socket activation.
 
     Logs go to stderr with journald priority prefixes (<3> error ... <7> debug).
     Exit status: 0 after SIGTERM/SIGINT, 64 for a usage error, 71 when it cannot
@@ -310,6 +324,14 @@ struct Options {
       case "--alert-retention": config.alertRetentionCount = try integer(1...10_000_000)
       case "--job-history": config.jobHistoryCount = try integer(0...10_000_000)
       case "--job-history-days": config.jobHistoryAge = Double(try integer(1...36_500)) * 86_400
+      case "--max-jobs": config.queueLimits.total = try integer(1...10_000_000)
+      case "--max-jobs-per-printer": config.queueLimits.perPrinter = try integer(1...10_000_000)
+      case "--max-queued-bytes":
+        guard let bytes = Options.byteCount(value), (1 << 20...1 << 40).contains(bytes) else {
+          throw SpecError(
+            "\(flag) must be a byte count from 1M to 1024G (a K, M or G suffix), got \"\(value)\"")
+        }
+        config.queueLimits.bytes = bytes
       case "--alert-retention-days":
         config.alertRetentionAge = Double(try integer(1...36_500)) * 86_400
       case "--busy-timeout-ms": config.busyTimeoutMS = Int32(try integer(0...600_000))
@@ -366,6 +388,20 @@ struct Options {
     }
   }
 
+  /// `1048576`, `512K`, `64M`, `2G` (1024-based); nil for anything else.
+  static func byteCount(_ text: String) -> Int? {
+    guard let last = text.last else { return nil }
+    let shift: Int
+    switch last {
+    case "K", "k": shift = 10
+    case "M", "m": shift = 20
+    case "G", "g": shift = 30
+    default: return Int(text)
+    }
+    guard let n = Int(text.dropLast()), n >= 0, n <= Int.max >> shift else { return nil }
+    return n << shift
+  }
+
   /// Checks what parsing cannot: printers named twice, directories that cannot be used.
   func check() throws(SpecError) {
     var names = Set<String>()
@@ -410,6 +446,9 @@ struct Options {
       "alert-retention-days = \(Int(c.alertRetentionAge / 86_400))",
       "job-history = \(c.jobHistoryCount)",
       "job-history-days = \(Int(c.jobHistoryAge / 86_400))",
+      "max-jobs = \(c.queueLimits.total)",
+      "max-jobs-per-printer = \(c.queueLimits.perPrinter)",
+      "max-queued-bytes = \(c.queueLimits.bytes)",
       "interrupted-jobs = \(c.interruptedJobs.rawValue)",
       "busy-timeout-ms = \(c.busyTimeoutMS)",
       "rest-after = \(c.restAfter.components.seconds)",

@@ -153,6 +153,58 @@ import Testing
     }
   }
 
+  /// The waiting queue's bounds: a printer's own, all printers', and the documents'
+  /// bytes, each refused at once with 1008 and its data; nothing of the job is stored (a
+  /// save-and-print past a bound saves nothing either), and labelctl says why.
+  @Test func tooManyJobs_1008_atEachBound() throws {
+    let bounds = ["--max-jobs", "3", "--max-jobs-per-printer", "2", "--max-queued-bytes", "1M"]
+    try withDaemon(DaemonProcess.defaultArguments + bounds) { d in
+      let c = try d.client()
+      for printer in ["sim:zebra", "sim:ql"] {
+        try c.call("printers.simulate", ["printer": .string(printer), "fault": "coverOpen"])
+      }
+      func submit(_ printer: String, bytes: Int = 6) -> JSONValue {
+        [
+          "printer": .string(printer),
+          "document": [
+            "format": "native",
+            "data": .string(Data(repeating: 0x41, count: bytes).base64EncodedString()),
+          ],
+        ]
+      }
+      // 600 KB waits on sim:zebra; 500 KB more would pass the 1 MiB of documents.
+      try c.call("jobs.submit", submit("sim:zebra", bytes: 600_000))
+      let bytes = try #require(c.error("jobs.submit", submit("sim:ql", bytes: 500_000)))
+      #expect(bytes.code == 1008)
+      #expect(
+        bytes.data == ["bound": "bytes", "limit": .int(1 << 20), "waiting": 600_000])
+      try c.call("jobs.submit", submit("sim:zebra"))
+      let mine = try #require(c.error("jobs.submit", submit("sim:zebra")))
+      #expect(mine.code == 1008)
+      #expect(mine.data == ["bound": "printer", "printer": "sim:zebra", "limit": 2, "waiting": 2])
+      try c.call("jobs.submit", submit("sim:ql"))
+      let all = try #require(c.error("jobs.submit", submit("sim:ql")))
+      #expect(all.data == ["bound": "total", "limit": 3, "waiting": 3])
+      // A template job and a save-and-print are refused before anything is rendered or saved.
+      try c.call("templates.save", ["template": Fixtures.shelfTemplate])
+      let saveAndPrint = try #require(
+        c.error(
+          "products.save",
+          [
+            "product": ["sku": "NEW-1", "name": "New"],
+            "print": ["printer": "sim:ql", "template": "shelf"],
+          ]))
+      #expect(saveAndPrint.code == 1008)
+      #expect(c.error("products.get", ["sku": "NEW-1"])?.code == 1006)
+      #expect(try c.call("jobs.list")["jobs"]?.arrayValue?.count == 3)
+      // labelctl: exit 1, the reason in words.
+      let file = try d.file("one.zpl", "^XA^XZ")
+      let run = try d.ctl("print", "sim:ql", "--file", file)
+      #expect(run.status == 1)
+      #expect(run.stderr.contains("too many jobs waiting"), "\(run.stderr)")
+    }
+  }
+
   @Test func invalidParams_minus32602_namesTheField() throws {
     try withDaemon { d in
       let c = try d.client()

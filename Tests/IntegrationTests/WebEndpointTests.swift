@@ -364,6 +364,31 @@ import Testing
       #expect(text.contains(#"labeld_alerts_active{kind="printerError",reason="coverOpen"} 1"#))
       #expect(text.contains(#"labeld_printer_up{printer="sim:ql"} 0"#))
       #expect(text.contains(#"labeld_printer_up{printer="sim:zebra"} 1"#))
+      #expect(text.contains(#"labeld_jobs_refused_total{bound="printer"} 0"#))
+    }
+  }
+
+  /// A job past the queue's bound is refused over the WebSocket as on the socket (1008),
+  /// and the refusal is counted in /metrics.
+  @Test func tooManyJobs_overAWebSocket_isCountedInMetrics() throws {
+    try withWeb(["--max-jobs-per-printer", "1"]) { d, port, secret in
+      try d.client().call("printers.simulate", ["printer": "sim:zebra", "fault": "coverOpen"])
+      let ws = try WebSocketClient(port: port, token: secret)
+      let doc: JSONValue = ["format": "native", "data": "Xl5YQV5YWg=="]
+      let first = try ws.call("jobs.submit", ["printer": "sim:zebra", "document": doc])
+      #expect(first["result"]?["job"]?["origin"] == ["kind": "web", "user": "counter-ipad"])
+      let second = try ws.call("jobs.submit", ["printer": "sim:zebra", "document": doc])
+      #expect(second["error"]?["code"] == 1008)
+      #expect(second["error"]?["data"]?["bound"] == "printer")
+      let (head, rest, c) = try WebSocketClient.exchange(
+        port: port, Array("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+      #expect(WebSocketClient.status(head) == 200)
+      var body = rest
+      while let more = try? c.read(maxLength: 65536, timeoutMS: 2000), !more.isEmpty {
+        body += more
+      }
+      let text = String(decoding: body, as: UTF8.self)
+      #expect(text.contains(#"labeld_jobs_refused_total{bound="printer"} 1"#), "\(text)")
     }
   }
 

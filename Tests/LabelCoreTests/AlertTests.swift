@@ -77,6 +77,6 @@ struct JSONValueTests {
         "field": "copies", "reason": "r",
       ])
     #expect(RPCError.methodNotFound("m").data == ["method": "m"])
-    #expect(RPCErrorCode.allCases.count == 12)
+    #expect(RPCErrorCode.allCases.count == 13)
   }
 }

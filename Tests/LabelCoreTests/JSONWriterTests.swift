@@ -131,6 +131,11 @@ import Testing
         owner: JobOwner(uid: UInt32(v.int(0...Int(UInt32.max)))),
         error: v.optional {
           JobError(reason: reasons[$0.int(0...(reasons.count - 1))], message: $0.string())
+        },
+        origin: v.optional {
+          JobOrigin(
+            kind: JobOrigin.Kind.allCases[$0.int(0...2)], user: $0.optional { $0.string() },
+            name: $0.optional { $0.string() })
         })
       try Self.same(job)
       var fields: [String: String]?

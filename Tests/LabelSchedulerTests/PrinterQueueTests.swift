@@ -1,5 +1,6 @@
 import Foundation
 import LabelCore
+import LabelInterfaces
 import LabelTestKit
 import Testing
 
@@ -128,8 +129,15 @@ import Testing
     let document = Array("^XA^FDlate^FS^XZ".utf8)
     var waiting: [Int] = []
     for _ in 0..<3 {
-      let (job, _) = try await stack.jobs.create(
-        printer: "fake:late", copies: 1, owner: JobOwner(uid: 1000), document: .native(document))
+      let admission = try await stack.jobs.create(
+        NewJob(
+          printer: "fake:late", copies: 1, owner: JobOwner(uid: 1000),
+          document: .native(document)),
+        within: .standard)
+      guard case .created(let job, _) = admission else {
+        Issue.record("refused: \(admission)")
+        return
+      }
       waiting.append(job.id)
     }
     await stack.registry.open(policy: .resend)

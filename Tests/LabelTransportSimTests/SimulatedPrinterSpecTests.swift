@@ -1,5 +1,6 @@
 import Foundation
 import LabelCore
+import LabelPrint
 import LabelWire
 import Testing
 

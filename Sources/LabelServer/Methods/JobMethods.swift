@@ -1,6 +1,7 @@
 import FoundationEssentials
 import LabelCore
 import LabelInterfaces
+import LabelPrint
 import LabelScheduler
 import LabelStore
 
@@ -18,43 +19,27 @@ extension Dispatcher {
     if !hasDocument && !hasTemplate {
       throw .invalidParams(field: "document", reason: "either document or template is required")
     }
-    var documentBytes: [UInt8] = []
-    var isPNG = false
+    let content: LabelContent
     if hasDocument {
       let d = try p.object("document")
       let format = try d.string("format")
       guard format == "native" || format == "png" else {
         throw .invalidParams(field: "document.format", reason: "must be \"native\" or \"png\"")
       }
-      isPNG = format == "png"
       guard let decoded = Data(base64Encoded: try d.string("data")) else {
         throw .invalidParams(field: "document.data", reason: "is not valid base64")
       }
       guard !decoded.isEmpty else {
         throw .invalidParams(field: "document.data", reason: "must not be empty")
       }
-      documentBytes = [UInt8](decoded)
-    }
-    let queue = try await services.jobs.acceptingQueue(printer)
-    let document: JobDocument
-    if hasTemplate {
-      let template = try await templateNamed(try p.string("template"))
-      let data = try await templateData(p)
-      document = try services.renderer.document(
-        template, data: data, for: queue.snapshot, settings: queue.labelSettings)
-    } else if isPNG {
-      guard let language = queue.snapshot.language else {
-        throw .unknownLanguage(queue.snapshot)
-      }
-      document = .native(
-        try services.renderer.convertPNG(
-          documentBytes, for: queue.snapshot, language: language, settings: queue.labelSettings))
+      content = format == "png" ? .png([UInt8](decoded)) : .native([UInt8](decoded))
     } else {
-      document = .native(documentBytes)
+      content = .template(name: try p.string("template"), data: try templateSource(p))
     }
-    let job = try await services.jobs.submit(
-      printer: printer, copies: copies, document: document, owner: JobOwner(uid: context.caller.uid)
-    )
+    let job = try await services.print.submit(
+      PrintRequest(
+        printer: printer, copies: copies, content: content,
+        owner: JobOwner(uid: context.caller.uid), origin: context.caller.origin))
     return .result(JobResult(job: job))
   }
 

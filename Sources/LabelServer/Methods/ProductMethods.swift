@@ -1,5 +1,6 @@
 import LabelCore
 import LabelInterfaces
+import LabelPrint
 import LabelScheduler
 import LabelStore
 
@@ -14,23 +15,21 @@ extension Dispatcher {
       throw .invalidParams(error.nested(under: "product"))
     }
     let expected = try p.optionalInt("expectedVersion", in: 0...Int.max)
-    var plan: (queue: PrinterQueue, copies: Int, document: JobDocument)?
+    var plan: PreparedJob?
     if p.has("print") {
       let pp = try p.object("print")
       let printer = try pp.string("printer")
       let templateName = try pp.string("template")
       let copies = try pp.optionalInt("copies", in: 1...999) ?? 1
-      let queue = try await services.jobs.acceptingQueue(printer)
-      guard let template = try await services.template(templateName) else {
-        throw .notFound(entity: "template", key: templateName)
-      }
       let data = Product(
         sku: input.sku, name: input.name, price: input.price, currency: input.currency,
         barcode: input.barcode, fields: input.fields, version: 0, updatedAt: .distantPast
       ).templateData
-      let document = try services.renderer.document(
-        template, data: data, for: queue.snapshot, settings: queue.labelSettings)
-      plan = (queue, copies, document)
+      plan = try await services.print.prepare(
+        PrintRequest(
+          printer: printer, copies: copies,
+          content: .template(name: templateName, data: .fields(data)),
+          owner: JobOwner(uid: context.caller.uid), origin: context.caller.origin))
     }
     let product: Product
     do {
@@ -40,9 +39,7 @@ extension Dispatcher {
     }
     services.saveErrors.succeeded(entity: .product, key: input.sku)
     guard let plan else { return .result(ProductSaveResult(product: product)) }
-    let job = try await services.jobs.submit(
-      printer: plan.queue.id, copies: plan.copies, document: plan.document,
-      owner: JobOwner(uid: context.caller.uid))
+    let job = try await services.print.submit(plan)
     return .result(ProductSaveResult(product: product, job: job))
   }
 

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import LabelCore
 import LabelLanguages
+import LabelPrint
 
 extension Dispatcher {
   package func templatesGet(_ p: Params) async throws(RPCError) -> Reply {
@@ -44,23 +45,24 @@ extension Dispatcher {
 
   /// The template `name`, or 1006.
   package func templateNamed(_ name: String) async throws(RPCError) -> Template {
-    guard let template = try await services.template(name) else {
-      throw .notFound(entity: "template", key: name)
-    }
-    return template
+    try await services.print.catalog.templateNamed(name)
   }
 
   /// The data for a template: the product `sku` (1006 when unknown) or the `data` object.
   package func templateData(_ p: Params) async throws(RPCError) -> [String: String] {
+    switch try templateSource(p) {
+    case .product(let sku): return try await services.print.catalog.productData(sku)
+    case .fields(let data): return data
+    }
+  }
+
+  /// Where a template's fields come from: `sku` or `data`, exactly one.
+  package func templateSource(_ p: Params) throws(RPCError) -> TemplateData {
     let sku = try p.optionalString("sku")
     let data = try p.optionalStringMap("data")
     switch (sku, data) {
-    case (let sku?, nil):
-      guard let product = try await services.product(sku) else {
-        throw .notFound(entity: "product", key: sku)
-      }
-      return product.templateData
-    case (nil, let data?): return data
+    case (let sku?, nil): return .product(sku: sku)
+    case (nil, let data?): return .fields(data)
     case (nil, nil): throw .invalidParams(field: "sku", reason: "either sku or data is required")
     case (.some, .some): throw .invalidParams(field: "data", reason: "give sku or data, not both")
     }

@@ -38,6 +38,7 @@ from labeld_client import (
     ProductInput,
     ProtocolViolation,
     SaveFailed,
+    TooManyJobs,
     Timeout,
     Unreachable,
     Unsupported,
@@ -140,6 +141,26 @@ def test_unsupported(kit: Any) -> None:
     assert e.value.code == 1007 and e.value.reason
 
 
+@pytest.mark.labeld_args("--simulate", "held=zpl", "--max-jobs-per-printer", "2")
+def test_too_many_jobs(kit: Any) -> None:
+    """Past the printer's bound labeld refuses at once with 1008; nothing is stored."""
+    kit.simulate("sim:held", "coverOpen")
+    first = kit.submit("sim:held", document=ZPL)
+    kit.submit("sim:held", document=ZPL)
+    with pytest.raises(TooManyJobs) as e:
+        kit.submit("sim:held", document=ZPL)
+    assert (e.value.code, e.value.bound, e.value.limit, e.value.waiting, e.value.printer) == (
+        1008,
+        "printer",
+        2,
+        2,
+        "sim:held",
+    )
+    assert len(kit.jobs(printer="sim:held").items) == 2
+    kit.cancel(first.id)
+    kit.submit("sim:held", document=ZPL)  # a place came back
+
+
 def test_message_too_large_is_invalid_request(kit: Any) -> None:
     """labeld answers a line past 1 MiB with -32600 and closes: the kit reports the answer
     (not a lost connection) and the next call reconnects."""
@@ -165,6 +186,7 @@ def test_error_table_is_complete() -> None:
         1005: E.NotPermitted,
         1006: E.NotFound,
         1007: E.Unsupported,
+        1008: E.TooManyJobs,
         4242: E.LabeldError,
     }
     for code, cls in table.items():

@@ -30,6 +30,7 @@ from .errors import (
     SaveFailed,
     Timeout,
     Unreachable,
+    TooManyJobs,
     Unsupported,
 )
 from ._wire import default_socket_path
@@ -41,6 +42,7 @@ from .models import (
     HelloResult,
     Job,
     JobError,
+    JobOrigin,
     Media,
     Page,
     Printer,
@@ -79,6 +81,7 @@ __all__ = [
     "NotPermitted",
     "NotFound",
     "Unsupported",
+    "TooManyJobs",
     "REASONS",
     "TERMINAL_JOB_STATES",
     "Alert",
@@ -86,6 +89,7 @@ __all__ = [
     "HelloResult",
     "Job",
     "JobError",
+    "JobOrigin",
     "Media",
     "Page",
     "Printer",

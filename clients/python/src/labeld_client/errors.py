@@ -35,6 +35,7 @@ __all__ = [
     "NotPermitted",
     "NotFound",
     "Unsupported",
+    "TooManyJobs",
     "error_from_wire",
     "unreachable_error",
     "permission_denied_message",
@@ -220,6 +221,19 @@ class Unsupported(LabeldError):
         self.reason: str | None = _str_or_none(self._field("reason"))
 
 
+class TooManyJobs(LabeldError):
+    """1008: the waiting queue is full. ``bound`` is "printer", "total" or "bytes";
+    ``limit`` what it allows and ``waiting`` what waits there now; ``printer`` is named for
+    a printer's own bound. Nothing was stored: try again once jobs have printed."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(code, message, data)
+        self.bound: str | None = _str_or_none(self._field("bound"))
+        self.limit: int | None = _int_or_none(self._field("limit"))
+        self.waiting: int | None = _int_or_none(self._field("waiting"))
+        self.printer: str | None = _str_or_none(self._field("printer"))
+
+
 _BY_CODE: dict[int, type[LabeldError]] = {
     -32700: ParseError,
     -32600: InvalidRequest,
@@ -233,6 +247,7 @@ _BY_CODE: dict[int, type[LabeldError]] = {
     1005: NotPermitted,
     1006: NotFound,
     1007: Unsupported,
+    1008: TooManyJobs,
 }
 
 

@@ -186,6 +186,21 @@ class JobError:
 
 
 @dataclass(frozen=True)
+class JobOrigin:
+    """Where a job came from: ``kind`` "socket", "web" (``user``: the token's name) or
+    "ipp" (``user``: the IPP client's requesting-user-name, ``name``: its job-name)."""
+
+    kind: str
+    user: str | None = None
+    name: str | None = None
+
+    @classmethod
+    def from_json(cls, value: Any) -> JobOrigin:
+        o = _obj(value, "job.origin")
+        return cls(kind=_opt_str(o, "kind") or "socket", user=_opt_str(o, "user"), name=_opt_str(o, "name"))
+
+
+@dataclass(frozen=True)
 class Job:
     id: int
     printer: str
@@ -196,6 +211,8 @@ class Job:
     updated_at: datetime
     owner_uid: int | None = None
     error: JobError | None = None
+    #: Where it came from; None from a labeld older than the field (the socket).
+    origin: JobOrigin | None = None
 
     @property
     def terminal(self) -> bool:
@@ -217,6 +234,7 @@ class Job:
             updated_at=_req_time(o, "updatedAt", "job"),
             owner_uid=_opt_int(owner, "uid") if isinstance(owner, dict) else None,
             error=JobError.from_json(err) if isinstance(err, dict) else None,
+            origin=JobOrigin.from_json(o["origin"]) if isinstance(o.get("origin"), dict) else None,
         )
 
 
