@@ -200,6 +200,7 @@ let package = Package(
       name: "LabelWebTests",
       dependencies: [
         "LabelWeb", "LabelServer", "LabelCore", "LabelTestKit", "LabelPOSIX", "LabelLog",
+        "LabelHTTP",
       ]),
     .testTarget(name: "LabelCommandLineTests", dependencies: ["LabelCommandLine"]),
     .testTarget(

@@ -1,6 +1,8 @@
 // The HTTP server: libmicrohttpd with one polling thread of its own (epoll). Every request
 // is suspended once its headers are read and handed to labeld, which answers it from any
-// thread; a WebSocket handshake's socket is handed over once the 101 answer is sent, and
+// thread; a request whose body labeld wants has it delivered in chunks, in order, on
+// libmicrohttpd's thread, and is answered once the body is read (or earlier, to refuse
+// it). A WebSocket handshake's socket is handed over once the 101 answer is sent, and
 // labeld's own event loop serves it from then on. libmicrohttpd owns its daemon and the
 // connections it serves; labeld owns nothing here but its answers.
 #include "shim.h"
@@ -33,36 +35,91 @@ struct chttp_server {
   struct MHD_Daemon *daemon;
   chttp_request_fn on_request;
   chttp_upgrade_fn on_upgrade;
+  chttp_body_fn on_body;
   void *context;
   char *error;  // where the logger writes while starting (NULL after)
   size_t error_size;
 };
 
+// What happens to a request's body.
+enum body_mode {
+  BODY_UNWANTED,   // labeld answers from the headers alone; what arrives is dropped
+  BODY_STARTING,   // labeld wants it: the next call (the header call again) starts it
+  BODY_RECEIVING,  // chunks go to on_body
+  BODY_ENDED,      // every chunk was delivered (and the end said)
+};
+
+// After an early answer (a refusal mid-body) the rest is read and dropped, up to this
+// much; a client that sends more is cut off (libmicrohttpd cannot answer mid-body).
+#define DISCARD_LIMIT ((uint64_t)16 << 20)
+
+// Shared by labeld's answer (any thread) and libmicrohttpd's thread, under `lock`. Freed
+// when both have let go: libmicrohttpd when the request completes (on_completed), labeld
+// when it answers (chttp_respond, chttp_accept_websocket), so an answer after the client
+// went away touches nothing of libmicrohttpd's.
 struct chttp_request {
+  pthread_mutex_t lock;
   chttp_server *server;
   struct MHD_Connection *connection;
   unsigned status;
   struct MHD_Response *response;  // NULL: labeld could not build one (the client is closed)
   int answered;                   // set, with the two above, before the connection resumes
+  int suspended;                  // the connection waits for labeld's answer
+  int gone;                       // libmicrohttpd is done with it (the client left, or stop)
+  int refs;                       // libmicrohttpd's and labeld's
+  enum body_mode body;
+  uint64_t discarded;  // bytes dropped after an early answer
   uint64_t tag;
 };
 
+static void release(chttp_request *request) {
+  pthread_mutex_lock(&request->lock);
+  int left = --request->refs;
+  pthread_mutex_unlock(&request->lock);
+  if (left == 0) {
+    if (request->response) MHD_destroy_response(request->response);
+    pthread_mutex_destroy(&request->lock);
+    free(request);
+  }
+}
+
 static const char *header(struct MHD_Connection *connection, const char *name) {
   return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+}
+
+// Queues labeld's answer, if it has come; otherwise suspends the connection until it does.
+// Called on libmicrohttpd's thread only.
+static enum MHD_Result answer_or_wait(chttp_request *request) {
+  pthread_mutex_lock(&request->lock);
+  if (!request->answered) {
+    request->suspended = 1;
+    MHD_suspend_connection(request->connection);
+    pthread_mutex_unlock(&request->lock);
+    return MHD_YES;
+  }
+  struct MHD_Response *response = request->response;
+  request->response = NULL;
+  pthread_mutex_unlock(&request->lock);
+  if (response == NULL) return MHD_NO;
+  enum MHD_Result result = MHD_queue_response(request->connection, request->status, response);
+  MHD_destroy_response(response);
+  return result;
 }
 
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *connection, const char *url,
                                  const char *method, const char *version,
                                  const char *upload_data, size_t *upload_size, void **state) {
   (void)version;
-  (void)upload_data;
   chttp_server *server = cls;
   chttp_request *request = *state;
   if (request == NULL) {
     request = calloc(1, sizeof *request);
     if (request == NULL) return MHD_NO;
+    pthread_mutex_init(&request->lock, NULL);
     request->server = server;
     request->connection = connection;
+    request->refs = 2;
+    request->suspended = 1;
     *state = request;
     chttp_request_info info = {
         .method = method,
@@ -76,33 +133,69 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *connection, c
         .websocket_version = header(connection, "Sec-WebSocket-Version"),
         .sec_fetch_site = header(connection, "Sec-Fetch-Site"),
         .websocket_protocol = header(connection, "Sec-WebSocket-Protocol"),
+        .content_type = header(connection, MHD_HTTP_HEADER_CONTENT_TYPE),
+        .content_length = header(connection, MHD_HTTP_HEADER_CONTENT_LENGTH),
+        .transfer_encoding = header(connection, MHD_HTTP_HEADER_TRANSFER_ENCODING),
     };
     MHD_suspend_connection(connection);
     server->on_request(server->context, request, &info);
     return MHD_YES;
   }
-  // A body is never wanted: whatever of it has arrived is dropped, and the answer goes out
-  // (libmicrohttpd closes the connection after it when the body was not read whole).
-  *upload_size = 0;
-  if (!__atomic_load_n(&request->answered, __ATOMIC_ACQUIRE)) return MHD_YES;
-  struct MHD_Response *response = request->response;
-  if (response == NULL) return MHD_NO;
-  request->response = NULL;
-  enum MHD_Result result = MHD_queue_response(connection, request->status, response);
-  MHD_destroy_response(response);
-  return result;
+  switch (request->body) {
+    case BODY_UNWANTED:
+      // Whatever of a body has arrived is dropped, and the answer goes out
+      // (libmicrohttpd closes the connection after it when the body was not read whole).
+      *upload_size = 0;
+      return answer_or_wait(request);
+    case BODY_STARTING:
+      // The header call again, after labeld resumed the connection to read the body: the
+      // chunks come next (or, for an empty body, the final call).
+      *upload_size = 0;
+      request->body = BODY_RECEIVING;
+      return MHD_YES;
+    case BODY_RECEIVING:
+      if (*upload_size > 0) {
+        size_t size = *upload_size;
+        *upload_size = 0;
+        pthread_mutex_lock(&request->lock);
+        int answered = request->answered;
+        pthread_mutex_unlock(&request->lock);
+        if (answered) {
+          // Refused mid-body: the rest is dropped, up to a bound.
+          request->discarded += size;
+          return request->discarded > DISCARD_LIMIT ? MHD_NO : MHD_YES;
+        }
+        server->on_body(server->context, request->tag, upload_data, size, 0);
+        return MHD_YES;
+      }
+      request->body = BODY_ENDED;
+      server->on_body(server->context, request->tag, NULL, 0, 1);
+      return answer_or_wait(request);
+    case BODY_ENDED:
+      *upload_size = 0;
+      return answer_or_wait(request);
+  }
+  return MHD_NO;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *connection, void **state,
                          enum MHD_RequestTerminationCode code) {
-  (void)cls;
   (void)connection;
   (void)code;
+  chttp_server *server = cls;
   chttp_request *request = *state;
   if (request == NULL) return;
-  if (request->response) MHD_destroy_response(request->response);
-  free(request);
   *state = NULL;
+  pthread_mutex_lock(&request->lock);
+  request->gone = 1;
+  int waiting = !request->answered;
+  enum body_mode body = request->body;
+  pthread_mutex_unlock(&request->lock);
+  // A body labeld was reading that will never end: it lets go of what it holds.
+  if (waiting && (body == BODY_RECEIVING || body == BODY_STARTING)) {
+    server->on_body(server->context, request->tag, NULL, 0, -1);
+  }
+  release(request);
 }
 
 static void on_log(void *cls, const char *format, va_list ap) {
@@ -130,8 +223,8 @@ static struct MHD_Daemon *start_daemon(unsigned flags, chttp_server *server, ...
 }
 
 chttp_server *chttp_start(const chttp_options *options, chttp_request_fn on_request,
-                          chttp_upgrade_fn on_upgrade, void *context, char *error,
-                          size_t error_size) {
+                          chttp_upgrade_fn on_upgrade, chttp_body_fn on_body, void *context,
+                          char *error, size_t error_size) {
   chttp_server *server = calloc(1, sizeof *server);
   if (server == NULL) {
     snprintf(error, error_size, "out of memory");
@@ -139,6 +232,7 @@ chttp_server *chttp_start(const chttp_options *options, chttp_request_fn on_requ
   }
   server->on_request = on_request;
   server->on_upgrade = on_upgrade;
+  server->on_body = on_body;
   server->context = context;
   server->error = error;
   server->error_size = error_size;
@@ -152,7 +246,7 @@ chttp_server *chttp_start(const chttp_options *options, chttp_request_fn on_requ
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)options->listen_fd, MHD_OPTION_CONNECTION_LIMIT,
         options->connection_limit, MHD_OPTION_CONNECTION_MEMORY_LIMIT, options->memory_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, options->timeout_seconds, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, NULL, MHD_OPTION_HTTPS_CERT_CALLBACK, chttp_retrieve_credentials,
+        on_completed, server, MHD_OPTION_HTTPS_CERT_CALLBACK, chttp_retrieve_credentials,
         MHD_OPTION_HTTPS_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
         MHD_OPTION_END);
   } else {
@@ -160,7 +254,7 @@ chttp_server *chttp_start(const chttp_options *options, chttp_request_fn on_requ
         flags, server, MHD_OPTION_EXTERNAL_LOGGER, on_log, server, MHD_OPTION_LISTEN_SOCKET,
         (MHD_socket)options->listen_fd, MHD_OPTION_CONNECTION_LIMIT, options->connection_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, options->memory_limit, MHD_OPTION_CONNECTION_TIMEOUT,
-        options->timeout_seconds, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        options->timeout_seconds, MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
         MHD_OPTION_END);
   }
   if (server->daemon == NULL) {
@@ -179,11 +273,40 @@ void chttp_stop(chttp_server *server) {
   free(server);
 }
 
+// labeld's answer: kept for libmicrohttpd's thread, which is woken if it waits for it;
+// labeld's hold on the request ends here.
 static void finish(chttp_request *request, unsigned status, struct MHD_Response *response) {
+  pthread_mutex_lock(&request->lock);
+  if (request->answered || request->gone) {
+    pthread_mutex_unlock(&request->lock);
+    if (response) MHD_destroy_response(response);
+    release(request);
+    return;
+  }
   request->status = status;
   request->response = response;
-  __atomic_store_n(&request->answered, 1, __ATOMIC_RELEASE);
+  request->answered = 1;
+  if (request->suspended) {
+    request->suspended = 0;
+    MHD_resume_connection(request->connection);
+  }
+  pthread_mutex_unlock(&request->lock);
+  release(request);
+}
+
+int chttp_read_body(chttp_request *request, uint64_t tag) {
+  pthread_mutex_lock(&request->lock);
+  if (request->answered || request->gone || !request->suspended ||
+      request->body != BODY_UNWANTED) {
+    pthread_mutex_unlock(&request->lock);
+    return 0;
+  }
+  request->tag = tag;
+  request->body = BODY_STARTING;
+  request->suspended = 0;
   MHD_resume_connection(request->connection);
+  pthread_mutex_unlock(&request->lock);
+  return 1;
 }
 
 void chttp_respond(chttp_request *request, unsigned status, const char *headers,

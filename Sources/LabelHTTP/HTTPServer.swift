@@ -15,7 +15,11 @@ package struct HTTPRequest: Sendable {
   package var websocketVersion: String?
   package var secFetchSite: String?
   package var websocketProtocol: String?
-  /// How it is answered.
+  package var contentType: String?
+  /// The declared body length; nil when none was declared (no body, or a chunked one).
+  package var contentLength: Int?
+  package var transferEncoding: String?
+  /// How it is answered (and its body read).
   package let reply: HTTPReply
 
   fileprivate init(_ info: chttp_request_info, reply: HTTPReply) {
@@ -31,16 +35,58 @@ package struct HTTPRequest: Sendable {
     websocketVersion = text(info.websocket_version)
     secFetchSite = text(info.sec_fetch_site)
     websocketProtocol = text(info.websocket_protocol)
+    contentType = text(info.content_type)
+    contentLength = text(info.content_length).flatMap { Int($0) }
+    transferEncoding = text(info.transfer_encoding)
     self.reply = reply
   }
+
+  /// Whether a body follows the headers (a declared length above zero, or chunks).
+  package var hasBody: Bool {
+    (contentLength ?? 0) > 0 || transferEncoding?.lowercased().contains("chunked") == true
+  }
+}
+
+/// Where a request's body goes as it arrives, on the library's thread, in order: chunks,
+/// then `ended` or, if the request ends first (the client left or timed out, or the server
+/// stops), `abandoned`, once. A sink must not block: the library's one thread serves every
+/// connection.
+package protocol HTTPBodySink: AnyObject, Sendable {
+  /// A chunk, valid for the call only.
+  func receive(_ chunk: UnsafeRawBufferPointer)
+  /// The body is complete.
+  func ended()
+  /// The request ended before its body did: nothing more comes, and its answer goes
+  /// nowhere.
+  func abandoned()
 }
 
 /// A suspended request's one answer. Owns the library's request until it answers; one
 /// dropped unanswered answers 500, so no connection is ever left suspended.
 package final class HTTPReply: Sendable {
   private let request: Mutex<Handle?>
+  private let callbacks: HTTPCallbacks
 
-  fileprivate init(_ request: OpaquePointer) { self.request = Mutex(Handle(pointer: request)) }
+  fileprivate init(_ request: OpaquePointer, callbacks: HTTPCallbacks) {
+    self.request = Mutex(Handle(pointer: request))
+    self.callbacks = callbacks
+  }
+
+  /// Reads the request's body into `sink` instead of answering now; answer once it has
+  /// ended (or earlier, to refuse it: what the client still sends is dropped). False when
+  /// it was answered already.
+  @discardableResult
+  package func readBody(into sink: any HTTPBodySink) -> Bool {
+    request.withLock { r in
+      guard let handle = r else { return false }
+      let tag = callbacks.register(sink)
+      guard chttp_read_body(handle.pointer, tag) != 0 else {
+        callbacks.unregister(tag)
+        return false
+      }
+      return true
+    }
+  }
 
   /// Answers with `status`, `headers` and `body` (nothing after the first answer).
   package func respond(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
@@ -129,7 +175,10 @@ package final class HTTPServer: Sendable {
   /// (with what `TLSCredentials.install` was given).
   package init(
     listenFD: Int32, tls: Bool, limits: Limits = Limits(),
-    onRequest: @escaping RequestHandler, onUpgrade: @escaping UpgradeHandler
+    onRequest: @escaping RequestHandler,
+    onUpgrade: @escaping UpgradeHandler = { _, socket, _ in
+      socket.close()
+    }
   ) throws(HTTPError) {
     try HTTPLibraries.require()
     let callbacks = HTTPCallbacks(onRequest: onRequest, onUpgrade: onUpgrade)
@@ -139,7 +188,7 @@ package final class HTTPServer: Sendable {
     var error = [CChar](repeating: 0, count: 256)
     let context = Unmanaged.passUnretained(callbacks).toOpaque()
     let started = error.withUnsafeMutableBufferPointer { e in
-      chttp_start(&options, onRequestC, onUpgradeC, context, e.baseAddress, e.count)
+      chttp_start(&options, onRequestC, onUpgradeC, onBodyC, context, e.baseAddress, e.count)
     }
     guard let started else {
       throw HTTPError(
@@ -162,22 +211,50 @@ package final class HTTPServer: Sendable {
   deinit { stop() }
 }
 
-/// What the C callbacks reach through their context pointer (the server keeps it alive).
+/// What the C callbacks reach through their context pointer (the server keeps it alive),
+/// and the sinks of the bodies being read, by tag.
 private final class HTTPCallbacks: Sendable {
   let onRequest: HTTPServer.RequestHandler
   let onUpgrade: HTTPServer.UpgradeHandler
+  private let sinks = Mutex<[UInt64: any HTTPBodySink]>([:])
+  private let nextTag = Atomic<UInt64>(1)
+
   init(
     onRequest: @escaping HTTPServer.RequestHandler, onUpgrade: @escaping HTTPServer.UpgradeHandler
   ) {
     self.onRequest = onRequest
     self.onUpgrade = onUpgrade
   }
+
+  func register(_ sink: any HTTPBodySink) -> UInt64 {
+    let tag = nextTag.add(1, ordering: .relaxed).oldValue
+    sinks.withLock { $0[tag] = sink }
+    return tag
+  }
+
+  func unregister(_ tag: UInt64) { _ = sinks.withLock { $0.removeValue(forKey: tag) } }
+
+  /// The sink of `tag`; taken out of the table when the body is over.
+  func sink(_ tag: UInt64, last: Bool) -> (any HTTPBodySink)? {
+    sinks.withLock { last ? $0.removeValue(forKey: tag) : $0[tag] }
+  }
 }
 
 private let onRequestC: chttp_request_fn = { context, request, info in
   guard let context, let request, let info else { return }
   let callbacks = Unmanaged<HTTPCallbacks>.fromOpaque(context).takeUnretainedValue()
-  callbacks.onRequest(HTTPRequest(info.pointee, reply: HTTPReply(request)))
+  callbacks.onRequest(HTTPRequest(info.pointee, reply: HTTPReply(request, callbacks: callbacks)))
+}
+
+private let onBodyC: chttp_body_fn = { context, tag, data, size, ended in
+  guard let context else { return }
+  let callbacks = Unmanaged<HTTPCallbacks>.fromOpaque(context).takeUnretainedValue()
+  guard let sink = callbacks.sink(tag, last: ended != 0) else { return }
+  switch ended {
+  case 0: sink.receive(UnsafeRawBufferPointer(start: data, count: size))
+  case 1: sink.ended()
+  default: sink.abandoned()
+  }
 }
 
 private let onUpgradeC: chttp_upgrade_fn = { context, tag, fd, handle, early in

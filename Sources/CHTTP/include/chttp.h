@@ -29,6 +29,9 @@ typedef struct {
   const char *websocket_version;
   const char *sec_fetch_site;
   const char *websocket_protocol;
+  const char *content_type;
+  const char *content_length;
+  const char *transfer_encoding;
 } chttp_request_info;
 
 // Strings in a request's info live for the call only.
@@ -42,6 +45,12 @@ typedef void (*chttp_request_fn)(void *context, chttp_request *request,
 // handshake's answer (RFC 6455 §4.1 forbids it). Close it with chttp_close_upgraded only.
 typedef void (*chttp_upgrade_fn)(void *context, uint64_t tag, int fd, chttp_upgraded *handle,
                                  size_t early);
+// A body labeld reads (chttp_read_body), on libmicrohttpd's thread, in order: `ended` 0 with
+// a chunk (`data`, `size` > 0, valid for the call only); 1 once, when the body is complete;
+// -1 once, instead, when the request ends before that (the client left, timed out, or the
+// server stops). `tag` is what chttp_read_body was given.
+typedef void (*chttp_body_fn)(void *context, uint64_t tag, const void *data, size_t size,
+                              int ended);
 
 typedef struct {
   int listen_fd;              // bound and listening; the server does not close it
@@ -54,12 +63,18 @@ typedef struct {
 // Starts serving on options->listen_fd with one thread of libmicrohttpd's. NULL on failure
 // with a message in `error` (of `error_size` bytes).
 chttp_server *chttp_start(const chttp_options *options, chttp_request_fn on_request,
-                          chttp_upgrade_fn on_upgrade, void *context, char *error,
-                          size_t error_size);
+                          chttp_upgrade_fn on_upgrade, chttp_body_fn on_body, void *context,
+                          char *error, size_t error_size);
 // Stops: every upgraded connection must be closed first. Frees the server.
 void chttp_stop(chttp_server *server);
 
+// Reads `request`'s body (instead of answering it now): its chunks go to on_body with
+// `tag`; answer it as usual, once the body has ended or earlier to refuse it (what is still
+// sent is then read and dropped, up to 16 MiB, after which the client is cut off). 0 when
+// it was answered already (nothing will come to on_body), else 1.
+int chttp_read_body(chttp_request *request, uint64_t tag);
 // Answers `request` (once). `headers` is "Name: value\n" lines or NULL; the body is copied.
+// A request whose client has gone is only let go of.
 void chttp_respond(chttp_request *request, unsigned status, const char *headers,
                    const void *body, size_t size);
 // Answers a WebSocket handshake with 101, `accept` as Sec-WebSocket-Accept and `protocol`
