@@ -54,10 +54,10 @@ public final class CUPSClient: @unchecked Sendable {
   }
 
   /// Sends `request` and returns the response, or the error libcups recorded.
-  private static func send(_ request: IPPMessage, _ http: HTTPConnection, resource: String = "/")
-    throws(CUPSError) -> IPPMessage
+  private static func send(_ request: IPPHandle, _ http: HTTPConnection, resource: String = "/")
+    throws(CUPSError) -> IPPHandle
   {
-    let response = IPPMessage(response: cupsDoRequest(http.raw, request.release(), resource))
+    let response = IPPHandle(response: cupsDoRequest(http.raw, request.release(), resource))
     let error = CUPSError.last()
     guard let response, error.status.isSuccess else { throw error }
     return response
@@ -67,8 +67,8 @@ public final class CUPSClient: @unchecked Sendable {
     "ipp://localhost/printers/\(queue)"
   }
 
-  private static func request(_ op: ipp_op_t) -> IPPMessage {
-    let request = IPPMessage(request: op)
+  private static func request(_ op: ipp_op_t) -> IPPHandle {
+    let request = IPPHandle(request: op)
     request.add(name: "requesting-user-name", String(cString: cupsUser()))
     return request
   }

@@ -19,6 +19,14 @@ enum CUPSLibrary {
     }
   }
 
+  /// Opens libcups for IPP messages and raster streams (the IPP front), which need no
+  /// server.
+  static func requireForIPP() throws(IPPCodec.DecodeError) {
+    if case .failure(let error) = opened {
+      throw IPPCodec.DecodeError(message: "labeld cannot load libcups: \(error.message)")
+    }
+  }
+
   /// Whether libcups is open (without opening it).
   static var isOpen: Bool {
     if case .success = opened { return true }

@@ -3,6 +3,9 @@
 // libcups (Debian: libcups2-dev). Debian 12 ships no cups.pc, so Package.swift names no
 // pkgConfig: the headers are in /usr/include. labeld links no libcups: see lazy.c.
 #include <cups/cups.h>
+// The raster stream reader and writer (PWG raster and Apple URF): the header comes with
+// libcupsimage2-dev, the functions are libcups' own.
+#include <cups/raster.h>
 
 // CUPS_FORMAT_RAW is a string macro; handing it over as a function keeps the one spelling
 // of the raw document format in libcups' header.

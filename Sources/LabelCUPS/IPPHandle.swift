@@ -2,7 +2,7 @@ import CCUPS
 
 /// One IPP request or response (`ipp_t`), owned by exactly one instance: `ippDelete` in
 /// `deinit`. Not Sendable: built and read on the CUPS client's queue.
-final class IPPMessage {
+final class IPPHandle {
   /// The handle; nil once it was handed to libcups (which frees requests it sends).
   private(set) var raw: OpaquePointer?
 

@@ -1,0 +1,79 @@
+/// Finds where an IPP message's attributes end in bytes as they arrive, so that libcups
+/// parses the attributes once, whole, and what follows is the document (RFC 8010 §3.1:
+/// header, attribute groups, end-of-attributes-tag, data). It reads only the framing —
+/// each attribute's tag and two lengths — never a value: libcups does that.
+///
+/// It also keeps libcups from what it cannot bear: libcups before 2.4.12 (upstream commit
+/// 80fe6815d, "Limit ippReadIO recursion"; Debian 12 has 2.4.2) reads a collection inside a
+/// collection by recursing without limit, and a request of nested begCollection tags
+/// overflows its stack (100,000 levels crashed a C test program here). Collections nest at
+/// most `maxDepth` deep (upstream's limit), and the attributes take at most `maxBytes`.
+package struct IPPFraming: Sendable {
+  package enum Outcome: Sendable, Equatable {
+    /// The attributes go on past what has arrived.
+    case needMore
+    /// They end here: `bytes[..<end]` is the header and attributes, the rest the document.
+    case complete(end: Int)
+    /// Not IPP, or beyond the bounds: the reason, for the refusal.
+    case refused(String)
+  }
+
+  package static let maxDepth = 10
+
+  package let maxBytes: Int
+  private var offset = 8
+  private var depth = 0
+  private var done: Outcome?
+
+  package init(maxBytes: Int = 1 << 20) { self.maxBytes = maxBytes }
+
+  /// Scans on from where the last call stopped. `bytes` is everything received so far.
+  package mutating func scan(_ bytes: [UInt8]) -> Outcome {
+    if let done { return done }
+    guard bytes.count >= 8 else { return .needMore }
+    if offset == 8 && bytes[0] == 0 {
+      return finish(.refused("IPP version \(bytes[0]).\(bytes[1]) is not one"))
+    }
+    while true {
+      guard offset < bytes.count else { return limit(.needMore) }
+      let tag = bytes[offset]
+      if tag == 0x03 { return finish(.complete(end: offset + 1)) }
+      if tag < 0x10 {  // a group's delimiter
+        offset += 1
+        continue
+      }
+      var at = offset + 1
+      if tag == 0x7F {  // an extension: a 4-byte tag follows
+        at += 4
+      }
+      // name-length, name, value-length, value.
+      guard at + 2 <= bytes.count else { return limit(.needMore) }
+      at += 2 + (Int(bytes[at]) << 8 | Int(bytes[at + 1]))
+      guard at + 2 <= bytes.count else { return limit(.needMore) }
+      at += 2 + (Int(bytes[at]) << 8 | Int(bytes[at + 1]))
+      guard at <= bytes.count else { return limit(.needMore) }
+      if tag == 0x34 {
+        depth += 1
+        if depth > Self.maxDepth {
+          return finish(.refused("collections nest more than \(Self.maxDepth) deep"))
+        }
+      } else if tag == 0x37 {
+        depth -= 1
+      }
+      offset = at
+      if offset > maxBytes { return limit(.needMore) }
+    }
+  }
+
+  private mutating func limit(_ outcome: Outcome) -> Outcome {
+    if offset > maxBytes {
+      return finish(.refused("the request's attributes take more than \(maxBytes) bytes"))
+    }
+    return outcome
+  }
+
+  private mutating func finish(_ outcome: Outcome) -> Outcome {
+    done = outcome
+    return outcome
+  }
+}
