@@ -6,6 +6,7 @@ BIN         = .build/$(CONFIG)
 # Debian packages the build and the tests need (checked by `make deps`, installed if missing).
 PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps \
               libcairo2-dev libpango1.0-dev libzint-dev zlib1g-dev libpng-dev fonts-dejavu-core zbar-tools \
+              libjpeg-dev libjpeg-turbo-progs libpoppler-glib-dev libcupsimage2-dev \
               systemd man-db \
               libusb-1.0-0-dev umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi \
               libcups2-dev cups-daemon cups-client cups-ipp-utils dbus lprint \

@@ -44,10 +44,17 @@ let package = Package(
     .target(name: "CZint"),
     .target(name: "CZlib"),
     .target(name: "CPNG"),
+    // Documents an IPP client sends: JPEG through libjpeg (its errors are longjmps, so a C
+    // file reads it) and PDF through poppler-glib onto cairo, each one small C module that
+    // owns its library's objects, opened on first use (apt: libjpeg-dev,
+    // libpoppler-glib-dev for the headers).
+    .target(name: "CJPEG"),
+    .target(name: "CPoppler"),
     .target(
       name: "LabelRender",
       dependencies: [
         "LabelCore", "LabelLanguages", "LabelPOSIX", "CCairo", "CZint", "CZlib", "CPNG",
+        "CJPEG", "CPoppler",
       ]),
     // libcups, through one small C module (Debian 12 has no cups.pc: no pkgConfig) and a
     // typed wrapper: one owner per handle, calls on the client's own queue, IPP → Reason table.

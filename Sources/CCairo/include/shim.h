@@ -9,6 +9,7 @@
 #ifndef CCAIRO_SHIM_H
 #define CCAIRO_SHIM_H
 #include <cairo/cairo.h>
+#include <cairo/cairo-pdf.h>
 
 typedef struct _PangoFontMap PangoFontMap;
 typedef struct _PangoContext PangoContext;
