@@ -128,14 +128,15 @@ let package = Package(
       name: "LabelPrint",
       dependencies: [
         "LabelCore", "LabelEvents", "LabelStore", "LabelScheduler", "LabelRender",
-        "LabelLanguages", "LabelLog", "LabelInterfaces",
+        "LabelLanguages", "LabelLog", "LabelInterfaces", "LabelCUPS", "LabelPOSIX",
+        "LabelConcurrency",
       ]),
     // The socket: connections, the dispatcher, the methods, access policy.
     .target(
       name: "LabelServer",
       dependencies: [
         "LabelCore", "LabelWire", "LabelPOSIX", "LabelEvents", "LabelStore", "LabelScheduler",
-        "LabelPrint", "LabelLanguages", "LabelLog", "LabelInterfaces",
+        "LabelPrint", "LabelLanguages", "LabelLog", "LabelInterfaces", "LabelRender",
       ]),
     // The composition root: configuration, start-up, shutdown, reload.
     // The HTTP endpoint: libmicrohttpd parses HTTP and runs TLS on GnuTLS, one C module

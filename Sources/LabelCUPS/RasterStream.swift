@@ -30,12 +30,11 @@ package struct RasterError: Error, Sendable, Equatable {
 package enum RasterStream {
   package enum Format: Sendable { case pwg, urf }
 
-  /// Each page of `bytes` in turn, as grey. Refuses a page past `maxPixels` (from its
-  /// header), more than `maxPages` pages, a color space labeld does not print, and a
-  /// stream that ends early or is damaged.
+  /// Each page of `bytes` in turn, as grey, until `page` returns false. Refuses a page
+  /// past `maxPixels` (from its header), more than `maxPages` pages, a color space labeld
+  /// does not print, and a stream that ends early or is damaged.
   package static func read(
-    _ bytes: ArraySlice<UInt8>, maxPixels: Int, maxPages: Int,
-    page: (RasterPage) throws(RasterError) -> Void
+    _ bytes: ArraySlice<UInt8>, maxPixels: Int, maxPages: Int, page: (RasterPage) -> Bool
   ) throws(RasterError) {
     do {
       try CUPSLibrary.requireForIPP()
@@ -77,10 +76,11 @@ package enum RasterStream {
         }
         kind.grey(line, into: &pixels, at: y * width, width: width)
       }
-      try page(
+      let more = page(
         RasterPage(
           width: width, height: height, xDPI: Int(header.HWResolution.0),
           yDPI: Int(header.HWResolution.1), pixels: pixels))
+      if !more { return }
     }
     guard count > 0 else {
       throw RasterError(message: "the raster stream has no page (or its first header is damaged)")

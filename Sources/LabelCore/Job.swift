@@ -53,10 +53,24 @@ public struct JobOrigin: Codable, Sendable, Equatable {
 public struct JobError: Codable, Sendable, Equatable {
   public var reason: Reason
   public var message: String
-  public init(reason: Reason, message: String) {
+  /// Set when the job's document is what could not print (IPP's document-format-error and
+  /// document-unprintable-error); `reason` is then `jobRejected`. Added field.
+  public var document: DocumentFault?
+
+  public init(reason: Reason, message: String, document: DocumentFault? = nil) {
     self.reason = reason
     self.message = message
+    self.document = document
   }
+}
+
+/// Why a document could not print (RFC 8011 §5.3.8 job-state-reasons).
+public enum DocumentFault: String, Codable, Sendable, CaseIterable {
+  /// Not the format it says it is, or damaged: it cannot be read (document-format-error).
+  case formatError
+  /// Read, but it cannot print here: too large, too many pages, nothing to print
+  /// (document-unprintable-error).
+  case unprintable
 }
 
 /// A print job as the protocol shows it.

@@ -141,7 +141,8 @@ public final class Daemon: Sendable {
         jobs: jobStore, printers: registry, channel: channel, saveErrors: saveErrors,
         limits: config.queueLimits),
       renderer: LabelRenderer(), saveErrors: saveErrors,
-      access: AccessPolicy(adminGroup: config.adminGroup), log: log, sources: sources)
+      access: AccessPolicy(adminGroup: config.adminGroup), log: log, sources: sources,
+      documents: DocumentConverter(pdfWorker: Self.documentWorkerExecutable))
     let tokens = WebTokens(store: TokenStore(store: store))
     context.tokens = tokens
     services = context
@@ -188,6 +189,17 @@ public final class Daemon: Sendable {
       })
   }
 
+  /// The first argument that makes labeld the process drawing a PDF's pages for a daemon.
+  public static let documentWorkerFlag = DocumentWorker.flag
+
+  /// Runs as that process; returns its exit status.
+  public static func documentWorker(_ arguments: [String]) -> Int32 {
+    DocumentWorker.main(arguments)
+  }
+
+  /// This very executable (even if replaced on disk since it started).
+  static let documentWorkerExecutable = "/proc/self/exe"
+
   /// Loads demo data, resumes unfinished jobs, starts the printers and begins serving.
   public func start() async throws {
     if let seeds = config.seedDirectory {
@@ -205,6 +217,7 @@ public final class Daemon: Sendable {
     await services.printers.open(policy: config.interruptedJobs)
     parts.start(HeldPart("printers") { [weak self] in await self?.drainPrinters() })
     await settleOrphans(unfinished)
+    await abortIncoming()
     clearStalePrinterAlerts()
     do {
       try await tokens.load()
@@ -280,6 +293,21 @@ public final class Daemon: Sendable {
   /// naming the job they wait in (`AbsentPrinters`); they can be listed and cancelled.
   /// Those of a printer no longer configured (a simulated one dropped from the command
   /// line, a transport switched off) end now, with a reason.
+  /// Jobs a previous run stored without their document (an IPP client's Create-Job whose
+  /// Send-Document never came before labeld stopped) end as aborted: the client's
+  /// connection, and the document it was sending, are gone (RFC 8011 §4.2.4: a job whose
+  /// document does not arrive is aborted).
+  private func abortIncoming() async {
+    for job in jobStore.incoming() {
+      let error = JobError(
+        reason: .jobAborted,
+        message: "job \(job.id) was waiting for its document when labeld stopped; it never came")
+      if await services.jobs.endIncoming(job.id, .aborted, error: error) != nil {
+        log.warning("job \(job.id) aborted: its document never came before labeld stopped")
+      }
+    }
+  }
+
   private func settleOrphans(_ unfinished: [Job]) async {
     var absent: [String: Absence] = [:]
     for job in unfinished where services.printers.queue(job.printer) == nil {

@@ -22,23 +22,31 @@ package struct JobRecord: Sendable {
   }
 }
 
-/// A job to store: everything about it but what the store gives it (id, times, state).
+/// A job to store: everything about it but what the store gives it (id, times).
 package struct NewJob: Sendable {
   package var printer: String
   package var copies: Int
   package var owner: JobOwner
   package var origin: JobOrigin
-  package var document: JobDocument
+  /// What it prints; nil for a job whose document is still to come (IPP's Create-Job):
+  /// it waits, in no printer's queue, until `attach` gives it one.
+  package var document: JobDocument?
+  /// `pending`, or a terminal state for a job that ended as it was submitted (a document
+  /// that cannot print: `error` says why).
+  package var state: JobState
+  package var error: JobError?
 
   package init(
     printer: String, copies: Int, owner: JobOwner, origin: JobOrigin = .socket,
-    document: JobDocument
+    document: JobDocument?, state: JobState = .pending, error: JobError? = nil
   ) {
     self.printer = printer
     self.copies = copies
     self.owner = owner
     self.origin = origin
     self.document = document
+    self.state = state
+    self.error = error
   }
 }
 
@@ -113,6 +121,16 @@ package protocol JobStoring: Sendable {
   func create(_ job: NewJob, within limits: QueueLimits) async throws(SaveFailure) -> JobAdmission
   /// What waits now (`printer`'s own count, and all).
   func occupancy(printer: String) -> QueueOccupancy
+  /// Gives a job stored without its document (`NewJob.document` nil) its document,
+  /// within the bytes bound: nil when `id` is no such job (it has one, or it ended).
+  func attach(_ id: Int, document: JobDocument, within limits: QueueLimits)
+    async throws(SaveFailure) -> JobAdmission?
+  /// Jobs still waiting for their document, oldest first.
+  func incoming() -> [Job]
+  /// Takes job `id` out of those waiting for their document, to end it: false when it is
+  /// not one (its document came first, or it ended), so a document and an end never both
+  /// take the same job.
+  func claimIncoming(_ id: Int) -> Bool
   /// Changes a job and writes it through; nil when there is no such job.
   func update(_ id: Int, _ change: @Sendable (inout Job) -> Void) async -> (Job, JobWrite)?
   /// A job not ended (what the printers work on), from memory.
@@ -123,6 +141,7 @@ package protocol JobStoring: Sendable {
   func anyJob(for printer: String) async throws(SaveFailure) -> Bool
   /// A job with the document it prints.
   func record(_ id: Int) async throws(SaveFailure) -> JobRecord?
-  /// The jobs not ended, oldest first (of one printer, or all).
+  /// The jobs not ended that have their document, oldest first (of one printer, or all):
+  /// what the printers work on.
   func unfinished(printer: String?) -> [Job]
 }

@@ -141,6 +141,42 @@ package struct LabelRenderer: Sendable {
     }
   }
 
+  /// Where a document's pages print on `printer`: its printable area in dots; continuous
+  /// media as long as the page, up to what the driver takes.
+  package func labelArea(for printer: Printer, settings: LabelSettings) throws(RPCError)
+    -> LabelArea
+  {
+    guard let language = printer.language else { throw .unknownLanguage(printer) }
+    let target = Target(
+      language: language, dpi: printer.dpi, media: printer.media, settings: settings)
+    let (driver, media) = try driver(target, labelWidthMM: nil)
+    let dpi = try rasterDPI(target, encoding: true)
+    let area = try unsupported { () throws(DriverError) in
+      try driver.pageArea(media: media, dpi: dpi)
+    }
+    let width = area.width ?? dots(media.widthMM, dpi)
+    guard width > 0 else {
+      throw .unsupported("the width of \(printer.id)'s media is not known")
+    }
+    // Without a driver's limit, a label is at most a metre long.
+    let maxLength = area.length ?? area.maxLength ?? dots(1000, dpi)
+    return LabelArea(width: width, length: area.length, maxLength: maxLength, dpi: dpi)
+  }
+
+  /// One job printing `labels` (each one page, at the printer's dots) on `printer`.
+  package func encode(labels: [Bitmap], for printer: Printer, settings: LabelSettings)
+    throws(RPCError) -> [UInt8]
+  {
+    guard let language = printer.language else { throw .unknownLanguage(printer) }
+    let target = Target(
+      language: language, dpi: printer.dpi, media: printer.media, settings: settings)
+    let (driver, media) = try driver(target, labelWidthMM: nil)
+    let dpi = try rasterDPI(target, encoding: true)
+    return try unsupported { () throws(DriverError) in
+      try driver.encode(pages: labels, media: media, dpi: dpi)
+    }
+  }
+
   private func decode(_ png: [UInt8]) throws(RPCError) -> Bitmap {
     do { return try PNGCodec.decodeBitmap(png) } catch {
       throw .invalidParams(field: "document.data", reason: error.message)

@@ -30,6 +30,9 @@ package enum LabelContent: Sendable {
   case png([UInt8])
   /// A stored template, filled with a stored product's fields or with given ones.
   case template(name: String, data: TemplateData)
+  /// A document an IPP client sent (PDF, PNG, JPEG, PWG or Apple raster), each page one
+  /// label.
+  case document(DocumentInput)
 }
 
 /// Where a template's `${field}`s come from.

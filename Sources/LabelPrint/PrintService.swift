@@ -1,5 +1,6 @@
 import LabelCore
 import LabelInterfaces
+import LabelLanguages
 import LabelScheduler
 
 /// The one way a label is printed, whichever front asks (the socket's methods, the web
@@ -11,11 +12,16 @@ package struct PrintService: Sendable {
   package let jobs: JobManager
   package let catalog: Catalog
   package let renderer: LabelRenderer
+  package let documents: DocumentConverter
 
-  package init(jobs: JobManager, catalog: Catalog, renderer: LabelRenderer) {
+  package init(
+    jobs: JobManager, catalog: Catalog, renderer: LabelRenderer,
+    documents: DocumentConverter = DocumentConverter(pdfWorker: nil)
+  ) {
     self.jobs = jobs
     self.catalog = catalog
     self.renderer = renderer
+    self.documents = documents
   }
 
   /// Checks and renders `request` without storing anything: 1001 for an unknown printer,
@@ -46,6 +52,16 @@ package struct PrintService: Sendable {
       case .fields(let fields): data = fields
       }
       document = try renderer.document(template, data: data, for: printer, settings: settings)
+    case .document(let input):
+      switch await convert(input, for: queue) {
+      case .success(let bytes): document = .native(bytes)
+      case .failure(.request(let error)): throw error
+      case .failure(.document(let failure)):
+        switch failure.fault {
+        case .formatError: throw .invalidParams(field: "document.data", reason: failure.message)
+        case .unprintable: throw .unsupported(failure.message)
+        }
+      }
     }
     return PreparedJob(
       job: NewJob(
@@ -61,5 +77,94 @@ package struct PrintService: Sendable {
   /// `prepare`, then `submit`.
   package func submit(_ request: PrintRequest) async throws(RPCError) -> Job {
     try await submit(try await prepare(request))
+  }
+
+  // MARK: documents, as IPP has them
+
+  /// Why a document did not become a printer's bytes: the request cannot be taken at all,
+  /// or the document is what cannot print.
+  enum ConversionFailure: Error {
+    case request(RPCError)
+    case document(DocumentFailure)
+  }
+
+  /// The printer's bytes for `input`.
+  private func convert(_ input: DocumentInput, for queue: PrinterQueue) async
+    -> Result<[UInt8], ConversionFailure>
+  {
+    let printer = queue.snapshot
+    let settings = queue.labelSettings
+    do throws(RPCError) {
+      let area = try renderer.labelArea(for: printer, settings: settings)
+      let labels: [Bitmap]
+      do throws(DocumentFailure) {
+        labels = try await documents.labels(of: input, on: area)
+      } catch {
+        return .failure(.document(error))
+      }
+      return .success(try renderer.encode(labels: labels, for: printer, settings: settings))
+    } catch {
+      return .failure(.request(error))
+    }
+  }
+
+  /// A document job as IPP has it (RFC 8011 §4.2.1): refused (1001, 1002, 1008) when the
+  /// printer cannot take it at all; otherwise a job, which, when its document cannot print,
+  /// is stored already ended (`aborted`, its error saying why: document-format-error or
+  /// document-unprintable-error) and queues nothing.
+  package func submitDocument(_ request: PrintRequest, _ input: DocumentInput)
+    async
+    throws(RPCError) -> Job
+  {
+    let queue = try await jobs.acceptingQueue(request.printer)
+    try jobs.checkRoom(request.printer)
+    var job = NewJob(
+      printer: request.printer, copies: request.copies, owner: request.owner,
+      origin: request.origin, document: nil)
+    switch await convert(input, for: queue) {
+    case .success(let bytes): job.document = .native(bytes)
+    case .failure(.request(let error)): throw error
+    case .failure(.document(let failure)):
+      job.state = .aborted
+      job.error = JobError(reason: .jobRejected, message: failure.message, document: failure.fault)
+    }
+    return try await jobs.submit(job)
+  }
+
+  /// A job whose document comes later (IPP Create-Job): stored, in no queue until
+  /// `attachDocument`.
+  package func createIncoming(_ request: PrintRequest) async throws(RPCError) -> Job {
+    _ = try await jobs.acceptingQueue(request.printer)
+    try jobs.checkRoom(request.printer)
+    return try await jobs.submit(
+      NewJob(
+        printer: request.printer, copies: request.copies, owner: request.owner,
+        origin: request.origin, document: nil))
+  }
+
+  /// The document of a job made by `createIncoming` (IPP Send-Document): converted and
+  /// queued, or the job ends aborted with the document's fault. 1003 when the job is not
+  /// waiting for a document; 1001 when its printer has gone.
+  package func attachDocument(_ job: Job, _ input: DocumentInput) async throws(RPCError) -> Job {
+    guard let queue = jobs.printers.queue(job.printer) else {
+      throw .printerNotFound(job.printer)
+    }
+    switch await convert(input, for: queue) {
+    case .success(let bytes):
+      return try await jobs.attach(job.id, document: .native(bytes))
+    case .failure(let failure):
+      // The job exists: what keeps its document from printing ends it, whatever it is.
+      let error: JobError
+      switch failure {
+      case .document(let d):
+        error = JobError(reason: .jobRejected, message: d.message, document: d.fault)
+      case .request(let e):
+        error = JobError(reason: .jobRejected, message: e.message, document: .unprintable)
+      }
+      guard let ended = await jobs.endIncoming(job.id, .aborted, error: error) else {
+        throw .jobNotFound(job.id)
+      }
+      return ended
+    }
   }
 }

@@ -93,8 +93,50 @@ package struct JobManager: Sendable {
       throw refusal.rpcError
     }
     channel.publish(job: job)
-    await queue.enqueue(job.id)
+    // A job ended as it came, or still waiting for its document, is in no queue yet.
+    if new.document != nil && !job.state.isTerminal { await queue.enqueue(job.id) }
     return job
+  }
+
+  /// Gives a job stored without its document (IPP's Create-Job) its document and queues
+  /// it: 1003 when it is not waiting for one (it has one, or it ended), 1008 past the
+  /// bytes bound.
+  package func attach(_ id: Int, document: JobDocument) async throws(RPCError) -> Job {
+    let admission: JobAdmission?
+    do {
+      admission = try await jobs.attach(id, document: document, within: queueLimits)
+    } catch {
+      throw saveErrors.failed(error, entity: .job, key: String(id))
+    }
+    switch admission {
+    case nil: throw .jobNotFound(id)
+    case .refused(let refusal):
+      bounds.refusals.withLock { $0[refusal.bound, default: 0] += 1 }
+      throw refusal.rpcError
+    case .created(let job, _):
+      if let queue = printers.queue(job.printer) {
+        await queue.enqueue(job.id)
+      } else {
+        absent.refresh(job.printer, present: false)
+      }
+      return job
+    }
+  }
+
+  /// Ends a job that is not in a printer's queue (waiting for its document) as `state`,
+  /// with `error`; nil when it is not such a job.
+  package func endIncoming(_ id: Int, _ state: JobState, error: JobError?) async -> Job? {
+    guard jobs.claimIncoming(id),
+      let (updated, write) = await jobs.update(
+        id,
+        {
+          $0.state = state
+          $0.error = error
+        })
+    else { return nil }
+    saveErrors.jobWrite(write, job: id)
+    channel.publish(job: updated)
+    return updated
   }
 
   package func get(_ id: Int) async throws(RPCError) -> Job {
@@ -119,6 +161,7 @@ package struct JobManager: Sendable {
       )
     }
     if job.state.isTerminal { return job }
+    if let ended = await endIncoming(id, .canceled, error: nil) { return ended }
     if let queue = printers.queue(job.printer) {
       if let updated = await queue.cancel(id) { return updated }
       return try await get(id)

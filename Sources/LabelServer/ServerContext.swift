@@ -32,7 +32,8 @@ package struct ServerContext: Sendable {
     channel: EventChannel, printers: PrinterRegistry, products: ProductStore,
     templates: TemplateStore, jobStore: JobStore, jobs: JobManager, renderer: LabelRenderer,
     saveErrors: SaveErrors,
-    access: AccessPolicy, log: Logger, sources: [any PrinterSource] = []
+    access: AccessPolicy, log: Logger, sources: [any PrinterSource] = [],
+    documents: DocumentConverter = DocumentConverter(pdfWorker: nil)
   ) {
     self.channel = channel
     self.printers = printers
@@ -48,7 +49,7 @@ package struct ServerContext: Sendable {
     print = PrintService(
       jobs: jobs,
       catalog: Catalog(products: products, templates: templates, saveErrors: saveErrors, log: log),
-      renderer: renderer)
+      renderer: renderer, documents: documents)
   }
 
   package func product(_ sku: String) async throws(RPCError) -> Product? {

@@ -24,6 +24,8 @@ package final class JobStore: JobStoring {
     var bytes = 0
     /// The document's bytes of each job not ended.
     var sizes: [Int: Int] = [:]
+    /// Jobs not ended whose document is still to come.
+    var incoming: Set<Int> = []
 
     mutating func add(printer: String, bytes: Int) {
       byPrinter[printer, default: 0] += 1
@@ -78,7 +80,7 @@ package final class JobStore: JobStoring {
   /// The columns of a job, in the order `job(from:)` reads them.
   package static let columns = """
     id, printer, state, copies, printed, created_at, updated_at, owner_uid, error_reason,
-    error_message, origin, origin_user, origin_name
+    error_message, origin, origin_user, origin_name, error_document
     """
 
   /// Loads the jobs that have not ended (through the state index: start-up costs what is
@@ -92,20 +94,34 @@ package final class JobStore: JobStoring {
         let job = Self.job(from: s)
         out[job.id] = job
       }
-      // Each waiting job's document size, from the documents' primary key (no blob read).
+      // Each waiting job's document size, from the documents' primary key (no blob read);
+      // a job without a document row waits for its document (IPP's Create-Job).
       let sizes = try db.statement("SELECT length(data) FROM documents WHERE job = ?")
       var bytes: [Int: Int] = [:]
       for id in out.keys {
-        bytes[id] = try sizes.bind(id).first { max(0, $0.int(0)) } ?? 0
+        bytes[id] = try sizes.bind(id).first { max(0, $0.int(0)) }
       }
       return (out, bytes)
     }
     cache.withLock { $0 = jobs }
     waiting.withLock { w in
       w = Waiting()
-      for job in jobs.values { w.add(printer: job.printer, bytes: sizes[job.id] ?? 0) }
+      for job in jobs.values {
+        w.add(printer: job.printer, bytes: sizes[job.id] ?? 0)
+        if sizes[job.id] == nil { w.incoming.insert(job.id) }
+      }
       w.sizes = sizes
     }
+  }
+
+  package func claimIncoming(_ id: Int) -> Bool {
+    waiting.withLock { $0.incoming.remove(id) != nil }
+  }
+
+  /// Jobs still waiting for their document, oldest first.
+  package func incoming() -> [Job] {
+    let ids = waiting.withLock { $0.incoming }
+    return cache.withLock { all in ids.sorted().compactMap { all[$0] } }
   }
 
   /// What waits now.
@@ -132,7 +148,9 @@ package final class JobStore: JobStoring {
       createdAt: Self.date(s.double(5)), updatedAt: Self.date(s.double(6)),
       owner: JobOwner(uid: UInt32(exactly: s.int(7)) ?? 65_534))
     if let reason = s.string(8) {
-      job.error = JobError(reason: Reason(rawValue: reason) ?? .unknown, message: s.string(9) ?? "")
+      job.error = JobError(
+        reason: Reason(rawValue: reason) ?? .unknown, message: s.string(9) ?? "",
+        document: s.string(13).flatMap(DocumentFault.init(rawValue:)))
     }
     // Rows from before labeld kept it have none: they came over the socket.
     if let kind = s.string(10) {
@@ -147,59 +165,100 @@ package final class JobStore: JobStoring {
   package func create(_ new: NewJob, within limits: QueueLimits) async throws(SaveFailure)
     -> JobAdmission
   {
-    let size = new.document.bytes.count
+    let size = new.document?.bytes.count ?? 0
+    let waits = !new.state.isTerminal
     // The place is taken before the write, so concurrent submits cannot both fit into it;
-    // given back if the write fails.
-    let refused = waiting.withLock { w -> QueueRefusal? in
-      if let refusal = w.refusal(printer: new.printer, bytes: size, limits) { return refusal }
-      w.add(printer: new.printer, bytes: size)
-      return nil
+    // given back if the write fails. A job that ended as it came takes none.
+    if waits {
+      let refused = waiting.withLock { w -> QueueRefusal? in
+        if let refusal = w.refusal(printer: new.printer, bytes: size, limits) { return refusal }
+        w.add(printer: new.printer, bytes: size)
+        return nil
+      }
+      if let refused { return .refused(refused) }
     }
-    if let refused { return .refused(refused) }
-    let (printer, copies, owner, origin, document) = (
-      new.printer, new.copies, new.owner, new.origin, new.document
-    )
-    let now = Date()
     let behind = rowsBehind()
     let job: Job
     do {
-      job = try await insert(
-        printer: printer, copies: copies, owner: owner, origin: origin, document: document,
-        now: now, behind: behind)
+      job = try await insert(new, now: Date(), behind: behind)
     } catch {
-      waiting.withLock { $0.remove(printer: printer, bytes: size) }
+      if waits { waiting.withLock { $0.remove(printer: new.printer, bytes: size) } }
       throw error
     }
-    waiting.withLock { $0.sizes[job.id] = size }
-    cache.withLock { $0[job.id] = job }
+    if waits {
+      waiting.withLock { w in
+        if new.document == nil { w.incoming.insert(job.id) } else { w.sizes[job.id] = size }
+      }
+      cache.withLock { $0[job.id] = job }
+    } else {
+      counters.withLock { $0.ended[job.state, default: 0] += 1 }
+    }
     created.add(1, ordering: .relaxed)
     return .created(job, resolved: caughtUp(behind))
   }
 
-  private func insert(
-    printer: String, copies: Int, owner: JobOwner, origin: JobOrigin, document: JobDocument,
-    now: Date, behind: [Job]
-  ) async throws(SaveFailure) -> Job {
+  /// Gives an incoming job its document, within the bytes bound (the job already has its
+  /// place among the waiting jobs). Nil when `id` is not waiting for one.
+  package func attach(_ id: Int, document: JobDocument, within limits: QueueLimits)
+    async throws(SaveFailure) -> JobAdmission?
+  {
+    let size = document.bytes.count
+    guard let job = live(id) else { return nil }
+    let taken = waiting.withLock { w -> QueueRefusal?? in
+      guard w.incoming.contains(id) else { return .none }
+      if w.bytes + size > limits.bytes {
+        return .some(
+          QueueRefusal(printer: job.printer, bound: .bytes, limit: limits.bytes, waiting: w.bytes))
+      }
+      w.incoming.remove(id)
+      w.bytes += size
+      w.sizes[id] = size
+      return .some(nil)
+    }
+    guard case .some(let refusal) = taken else { return nil }
+    if let refusal { return .refused(refusal) }
+    do {
+      try await store.run { db throws(SQLiteError) in
+        try db.statement("INSERT INTO documents (job, data) VALUES (?, ?)")
+          .bind(id, document.bytes).run()
+      }
+    } catch {
+      waiting.withLock { w in
+        w.incoming.insert(id)
+        w.bytes = max(0, w.bytes - size)
+        w.sizes[id] = nil
+      }
+      throw error
+    }
+    return .created(live(id) ?? job, resolved: [])
+  }
+
+  private func insert(_ new: NewJob, now: Date, behind: [Job]) async throws(SaveFailure) -> Job {
     try await store.run { db throws(SQLiteError) in
       try db.transaction { () throws(SQLiteError) in
         try Self.write(behind, db)
         try db.statement(
           """
           INSERT INTO jobs (printer, state, copies, printed, created_at, updated_at, owner_uid,
-            origin, origin_user, origin_name)
-          VALUES (?, 'pending', ?, 0, ?, ?, ?, ?, ?, ?)
+            origin, origin_user, origin_name, error_reason, error_message, error_document)
+          VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           """
         ).bind(
-          printer, copies, now.timeIntervalSince1970, now.timeIntervalSince1970, Int(owner.uid),
-          origin.kind.rawValue, origin.user, origin.name
+          new.printer, new.state.rawValue, new.copies, now.timeIntervalSince1970,
+          now.timeIntervalSince1970, Int(new.owner.uid), new.origin.kind.rawValue,
+          new.origin.user, new.origin.name, new.error?.reason.rawValue, new.error?.message,
+          new.error?.document?.rawValue
         )
         .run()
         let id = Int(db.lastInsertRowID)
-        try db.statement("INSERT INTO documents (job, data) VALUES (?, ?)")
-          .bind(id, document.bytes).run()
+        if let document = new.document, !new.state.isTerminal {
+          try db.statement("INSERT INTO documents (job, data) VALUES (?, ?)")
+            .bind(id, document.bytes).run()
+        }
         return Job(
-          id: id, printer: printer, state: .pending, copies: copies,
-          printed: 0, createdAt: now, updatedAt: now, owner: owner, origin: origin)
+          id: id, printer: new.printer, state: new.state, copies: new.copies,
+          printed: 0, createdAt: now, updatedAt: now, owner: new.owner, error: new.error,
+          origin: new.origin)
       }
     }
   }
@@ -227,12 +286,13 @@ package final class JobStore: JobStoring {
     for job in jobs {
       try db.statement(
         """
-        UPDATE jobs SET state = ?, printed = ?, updated_at = ?, error_reason = ?, error_message = ?
+        UPDATE jobs SET state = ?, printed = ?, updated_at = ?, error_reason = ?, error_message = ?,
+          error_document = ?
         WHERE id = ?
         """
       ).bind(
         job.state.rawValue, job.printed, job.updatedAt.timeIntervalSince1970,
-        job.error?.reason.rawValue, job.error?.message, job.id
+        job.error?.reason.rawValue, job.error?.message, job.error?.document?.rawValue, job.id
       ).run()
     }
   }
@@ -254,6 +314,7 @@ package final class JobStore: JobStoring {
     if job.state.isTerminal && !before.state.isTerminal {
       waiting.withLock { w in
         w.remove(printer: job.printer, bytes: w.sizes.removeValue(forKey: id) ?? 0)
+        w.incoming.remove(id)
       }
     }
     if job.printed > before.printed || (job.state.isTerminal && !before.state.isTerminal) {
@@ -322,8 +383,12 @@ package final class JobStore: JobStoring {
   /// Jobs that have not ended, oldest first (what a restart resumes), optionally only
   /// `printer`'s.
   package func unfinished(printer: String? = nil) -> [Job] {
-    cache.withLock { all in
-      all.values.filter { !$0.state.isTerminal && (printer == nil || $0.printer == printer) }
+    let incoming = waiting.withLock { $0.incoming }
+    return cache.withLock { all in
+      all.values.filter {
+        !$0.state.isTerminal && (printer == nil || $0.printer == printer)
+          && !incoming.contains($0.id)
+      }
     }.sorted { $0.id < $1.id }
   }
 

@@ -96,6 +96,11 @@ package enum Schema {
     ALTER TABLE jobs ADD COLUMN origin_user TEXT;
     ALTER TABLE jobs ADD COLUMN origin_name TEXT;
     """,
+    // 7: a job whose document could not print says so (`JobError.document`: IPP's
+    // document-format-error and document-unprintable-error).
+    """
+    ALTER TABLE jobs ADD COLUMN error_document TEXT;
+    """,
   ]
 
   /// Brings `db` to `version` (default: the latest), a step at a time.

@@ -30,7 +30,13 @@ extension JobOwner: JSONWritable {
 
 extension JobError: JSONWritable {
   public func write(to out: inout JSONOutput) {
-    out.raw(#"{"message":"#)
+    out.byte(0x7B)
+    if let document {
+      out.raw(#""document":"#)
+      out.string(document.rawValue)
+      out.byte(0x2C)
+    }
+    out.raw(#""message":"#)
     out.string(message)
     out.raw(#","reason":"#)
     out.string(reason.rawValue)

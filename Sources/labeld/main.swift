@@ -8,6 +8,12 @@ import Synchronization
   @preconcurrency import Glibc
 #endif
 
+// The process that draws a PDF's pages for the daemon, with limits of its own
+// (`DocumentWorker`): labeld runs itself so, never a user.
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == Daemon.documentWorkerFlag {
+  exit(Daemon.documentWorker(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 // A client that disconnects mid-write must not kill the daemon.
 signal(SIGPIPE, SIG_IGN)
 // SIGTERM, SIGINT and SIGHUP are caught from the first line on and written to a pipe

@@ -220,7 +220,7 @@ import Testing
         ("jobs.submit", ["printer": "sim:zebra", "copies": 1.5, "document": doc], "copies"),
         ("jobs.submit", ["printer": "sim:zebra"], "document"),
         (
-          "jobs.submit", ["printer": "sim:zebra", "document": ["format": "pdf", "data": "eA=="]],
+          "jobs.submit", ["printer": "sim:zebra", "document": ["format": "gif", "data": "eA=="]],
           "document.format"
         ),
         (
@@ -236,6 +236,10 @@ import Testing
         ),
         ("jobs.submit", ["printer": "sim:ql", "document": notPNG], "document.data"),
         ("jobs.submit", ["printer": "sim:zebra", "document": notPNG], "document.data"),
+        (
+          "jobs.submit", ["printer": "sim:zebra", "document": ["format": "pdf", "data": "eA=="]],
+          "document.data"
+        ),
         (
           "templates.save",
           [

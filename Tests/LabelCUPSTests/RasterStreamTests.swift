@@ -16,7 +16,10 @@ import Testing
 
   static func readAll(_ bytes: [UInt8], maxPixels: Int = 1 << 24) throws -> [RasterPage] {
     var pages: [RasterPage] = []
-    try RasterStream.read(bytes[...], maxPixels: maxPixels, maxPages: 100) { pages.append($0) }
+    try RasterStream.read(bytes[...], maxPixels: maxPixels, maxPages: 100) {
+      pages.append($0)
+      return true
+    }
     return pages
   }
 

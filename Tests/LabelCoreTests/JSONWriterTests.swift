@@ -130,7 +130,9 @@ import Testing
         copies: v.int(1...999), printed: v.int(0...999), createdAt: v.date(), updatedAt: v.date(),
         owner: JobOwner(uid: UInt32(v.int(0...Int(UInt32.max)))),
         error: v.optional {
-          JobError(reason: reasons[$0.int(0...(reasons.count - 1))], message: $0.string())
+          JobError(
+            reason: reasons[$0.int(0...(reasons.count - 1))], message: $0.string(),
+            document: $0.optional { DocumentFault.allCases[$0.int(0...1)] })
         },
         origin: v.optional {
           JobOrigin(

@@ -122,3 +122,17 @@ extension Canvas {
     return InkImage(width: width, height: height, ink: out)
   }
 }
+
+extension DocumentPage {
+  /// The page placed on a label, as ink.
+  public func placed(_ placement: PagePlacement) throws(ImageError) -> InkImage {
+    try PagePainter.paint(ink, placement)
+  }
+}
+
+extension PDFDocument {
+  /// Page `index` placed on a label, as ink.
+  public func page(_ index: Int, placed placement: PagePlacement) throws(ImageError) -> InkImage {
+    try PagePainter.paint(self, page: index, placement)
+  }
+}

@@ -2,6 +2,7 @@ import FoundationEssentials
 import LabelCore
 import LabelInterfaces
 import LabelPrint
+import LabelRender
 import LabelScheduler
 import LabelStore
 
@@ -23,8 +24,13 @@ extension Dispatcher {
     if hasDocument {
       let d = try p.object("document")
       let format = try d.string("format")
-      guard format == "native" || format == "png" else {
-        throw .invalidParams(field: "document.format", reason: "must be \"native\" or \"png\"")
+      let documents: [String: DocumentFormat] = [
+        "pdf": .pdf, "jpeg": .jpeg, "pwg-raster": .pwgRaster, "urf": .urf,
+      ]
+      guard format == "native" || format == "png" || documents[format] != nil else {
+        throw .invalidParams(
+          field: "document.format",
+          reason: "must be \"native\", \"png\", \"pdf\", \"jpeg\", \"pwg-raster\" or \"urf\"")
       }
       guard let decoded = Data(base64Encoded: try d.string("data")) else {
         throw .invalidParams(field: "document.data", reason: "is not valid base64")
@@ -32,7 +38,20 @@ extension Dispatcher {
       guard !decoded.isEmpty else {
         throw .invalidParams(field: "document.data", reason: "must not be empty")
       }
-      content = format == "png" ? .png([UInt8](decoded)) : .native([UInt8](decoded))
+      let bytes = [UInt8](decoded)
+      if let documentFormat = documents[format] {
+        var settings = DocumentSettings()
+        if let scaling = try d.optionalString("scaling") {
+          guard let value = PrintScaling(rawValue: scaling) else {
+            let known = PrintScaling.allCases.map(\.rawValue).joined(separator: ", ")
+            throw .invalidParams(field: "document.scaling", reason: "must be one of \(known)")
+          }
+          settings.scaling = value
+        }
+        content = .document(DocumentInput(bytes: bytes, format: documentFormat, settings: settings))
+      } else {
+        content = format == "png" ? .png(bytes) : .native(bytes)
+      }
     } else {
       content = .template(name: try p.string("template"), data: try templateSource(p))
     }
