@@ -156,6 +156,15 @@ let package = Package(
         .embedInCode("Assets/index.html"), .embedInCode("Assets/style.css"),
         .embedInCode("Assets/client.js"), .embedInCode("Assets/page.js"),
       ]),
+    // The IPP front: every printer an IPP Everywhere printer at /ipp/print/ID, on the same
+    // HTTP server as the web endpoint, IPP read and written by libcups, jobs made through
+    // the one print service.
+    .target(
+      name: "LabelIPP",
+      dependencies: [
+        "LabelHTTP", "LabelCUPS", "LabelPrint", "LabelScheduler", "LabelStore", "LabelCore",
+        "LabelLog", "LabelPOSIX", "LabelRender", "LabelLanguages",
+      ]),
     .target(
       name: "LabelDaemon",
       dependencies: [
@@ -163,6 +172,7 @@ let package = Package(
         "LabelScheduler",
         "LabelInterfaces", "LabelConcurrency", "LabelTransportSim", "LabelTransportCUPS",
         "LabelTransportUSB", "LabelTransportNet", "LabelServer", "LabelWeb", "LabelPrint",
+        "LabelIPP", "LabelHTTP",
       ]),
     // The test kit: a fake transport, a store in memory and the daemon's parts wired for
     // unit tests of the queue and the dispatcher.

@@ -31,9 +31,6 @@ package struct IPPFraming: Sendable {
   package mutating func scan(_ bytes: [UInt8]) -> Outcome {
     if let done { return done }
     guard bytes.count >= 8 else { return .needMore }
-    if offset == 8 && bytes[0] == 0 {
-      return finish(.refused("IPP version \(bytes[0]).\(bytes[1]) is not one"))
-    }
     while true {
       guard offset < bytes.count else { return limit(.needMore) }
       let tag = bytes[offset]

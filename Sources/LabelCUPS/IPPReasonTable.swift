@@ -32,6 +32,26 @@ public enum IPPReasonTable {
     "other": .unknown,
   ]
 
+  /// The other direction, for labeld's own IPP printers: the printer-state-reasons keyword
+  /// (severity suffix left to the caller) that says each fault, chosen so that reading it
+  /// back through `printerKeywords` gives the same `Reason` wherever IPP has a word for it.
+  /// Faults IPP has no keyword for are `other` (RFC 8011 §5.4.12), with the phrase in
+  /// printer-state-message.
+  public static func keyword(for reason: Reason) -> String {
+    switch reason {
+    case .offline, .disconnected, .notFound, .communication: "offline"
+    case .mediaEmpty: "media-empty"
+    case .mediaJam: "media-jam"
+    case .mediaMismatch: "media-size-mismatch"
+    case .coverOpen: "cover-open"
+    case .ribbonEmpty: "marker-supply-empty"
+    case .cutterError: "cutter-failure"
+    case .headError: "marker-failure"
+    case .paused: "paused"
+    case .permissionDenied, .busy, .jobRejected, .jobAborted, .unknown: "other"
+    }
+  }
+
   /// job-state-reasons of a job CUPS calls completed that show nothing (or not all of it)
   /// was printed: the silent losses this project exists to surface.
   public static let notPrintedJobKeywords: Set<String> = [

@@ -1,4 +1,6 @@
 import LabelCore
+import LabelHTTP
+import LabelIPP
 import LabelScheduler
 import LabelTransportNet
 import LabelTransportSim
@@ -61,9 +63,47 @@ extension DaemonConfig {
   /// The command line's listeners replace the file's.
   public mutating func clearWebListeners() { web.listen = [] }
 
-  /// Why the web settings cannot be served (a plain address off this machine, half a key
-  /// pair), or nil.
-  public var webProblem: String? { WebEndpoint.validate(web) }
+  /// `--listen-ipp` (`listen-ipp =`, repeatable) and `--ipp-print operator|anyone`.
+  public mutating func setIPP(_ flag: String, _ value: String) throws(SpecError) {
+    switch flag {
+    case "--listen-ipp":
+      switch HTTPAddress.parse(value) {
+      case .success(let address): ipp.listen.append(address)
+      case .failure(let error): throw SpecError("--listen-ipp \(error.description)")
+      }
+    case "--ipp-print":
+      guard let access = IPPSettings.PrintAccess(rawValue: value) else {
+        throw SpecError("ipp-print must be operator or anyone, got \"\(value)\"")
+      }
+      ipp.printAccess = access
+    default: throw SpecError("\(flag) is not an IPP setting")
+    }
+  }
+
+  /// The command line's IPP listeners replace the file's.
+  public mutating func clearIPPListeners() { ipp.listen = [] }
+
+  /// The IPP front's settings as served: TLS as the web endpoint's (the same certificate).
+  package var ippSettings: IPPSettings {
+    var settings = ipp
+    settings.tls.certificatePath = web.certificatePath
+    settings.tls.keyPath = web.keyPath
+    settings.tls.selfSigned = web.selfSigned
+    settings.tls.stateDirectory = stateDirectory
+    return settings
+  }
+
+  /// Why the web or IPP settings cannot be served (a plain address off this machine, half a
+  /// key pair), or nil.
+  public var webProblem: String? { WebEndpoint.validate(web) ?? ippSettings.problem }
+
+  /// For `--check-config`: where IPP listens, and who may print.
+  public var ippSummary: String {
+    ipp.listen.isEmpty
+      ? "- (off)"
+      : ipp.listen.map(\.description).joined(separator: " ")
+        + " (ipp-print = \(ipp.printAccess.rawValue))"
+  }
 
   /// For `--check-config`.
   public var webSummary: (http: String, tls: String) {

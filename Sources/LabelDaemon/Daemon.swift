@@ -2,6 +2,8 @@ import FoundationEssentials
 import LabelConcurrency
 import LabelCore
 import LabelEvents
+import LabelHTTP
+import LabelIPP
 import LabelInterfaces
 import LabelLog
 import LabelPOSIX
@@ -57,6 +59,8 @@ public struct DaemonConfig: Sendable, Equatable {
   public var restAfter: Duration = .seconds(10)
   /// The HTTP endpoint (`--listen-http`, `http =`): off while it has no address.
   package var web = WebSettings()
+  /// The IPP front (`--listen-ipp`, `ipp-print`): off while it has no address.
+  package var ipp = IPPSettings()
   /// The waiting queue's bounds (`--max-jobs`, `--max-jobs-per-printer`,
   /// `--max-queued-bytes`): past them a submit is refused with 1008.
   package var queueLimits = QueueLimits.standard
@@ -79,6 +83,8 @@ public final class Daemon: Sendable {
   private let server: Server
   /// The HTTP endpoint (nothing opened unless configured) and the tokens it signs in by.
   private let web: WebEndpoint
+  /// labeld's printers as IPP Everywhere printers (nothing opened unless configured).
+  private let ipp: IPPEndpoint
   private let tokens: WebTokens
   private let log: Logger
   /// The configured simulated printers, adopted at start.
@@ -178,6 +184,21 @@ public final class Daemon: Sendable {
         return m.text()
       }, log: log)
     tokens.setConnectionCloser { [web] name in web.closeConnections(signedInWith: name) }
+    var ippSettings = config.ippSettings
+    if let page = config.web.listen.first {
+      ippSettings.statusPage = Self.statusPage(page, tls: config.web.usesTLS)
+    }
+    ipp = IPPEndpoint(
+      settings: ippSettings, print: services.print, jobStore: jobStore,
+      uuidSeed: Self.instanceSeed(state, log: log),
+      signIn: { [tokens] secret in
+        switch tokens.authenticate(secret)?.role {
+        case .admin: .admin
+        case .operator: .operator
+        case .viewer: .viewer
+        case nil: .unknown
+        }
+      }, log: log)
     // Closed last: the listening socket goes (if the server never started), the store is
     // flushed, the journal written and sealed, the store closed.
     parts.start(
@@ -187,6 +208,29 @@ public final class Daemon: Sendable {
         channel.stopJournal(timeout: .seconds(5))
         store.close()
       })
+  }
+
+  /// The status page's address, for IPP's printer-more-info (a TCP listener's; a Unix
+  /// socket's page is not one a client can open).
+  static func statusPage(_ address: HTTPAddress, tls: Bool) -> String? {
+    guard case .tcp(let host, let port) = address else { return nil }
+    let shown = host == "0.0.0.0" || host == "::" ? "localhost" : host
+    return "\(tls ? "https" : "http")://\(shown.contains(":") ? "[\(shown)]" : shown):\(port)/"
+  }
+
+  /// 16 random bytes kept in STATE_DIR/ipp-instance: the seed of the printers' IPP UUIDs,
+  /// the same across restarts. Without a file that can be kept, UUIDs hold for this run.
+  static func instanceSeed(_ state: String, log: Logger) -> [UInt8] {
+    let path = state + "/ipp-instance"
+    if let kept = try? PlainFile.read(path, limit: 64), kept.count == 16 { return kept }
+    var generator = SystemRandomNumberGenerator()
+    let seed = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    do {
+      try PlainFile.replace(path, with: seed)
+    } catch {
+      log.warning("cannot keep \(path): \(error); IPP printer UUIDs hold until labeld restarts")
+    }
+    return seed
   }
 
   /// The first argument that makes labeld the process drawing a PDF's pages for a daemon.
@@ -232,6 +276,13 @@ public final class Daemon: Sendable {
       try web.start()
     } catch {
       throw WebStartError(description: "web endpoint: \(error)")
+    }
+    // Stopped first: no new IPP job once labeld is going.
+    parts.start(HeldPart("IPP endpoint") { [ipp] in ipp.stop() })
+    do {
+      try ipp.start()
+    } catch {
+      throw WebStartError(description: "IPP endpoint: \(error)")
     }
     log.notice(
       "labeld \(LabelVersion.version) listening on \(config.socketPath); "
@@ -407,6 +458,7 @@ public final class Daemon: Sendable {
     note("printer", \.network, live: false)
     note("cups-language", \.cupsLanguages, live: false)
     note("http, tls-*, web-origin", \.web, live: false)
+    note("listen-ipp, ipp-print", \.ipp, live: false)
     // The certificate and key are read again whatever changed: a renewed certificate
     // replaces the old one in its files.
     web.reloadCredentials()

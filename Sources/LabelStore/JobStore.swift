@@ -114,6 +114,9 @@ package final class JobStore: JobStoring {
     }
   }
 
+  /// Whether job `id` waits for its document.
+  package func isIncoming(_ id: Int) -> Bool { waiting.withLock { $0.incoming.contains(id) } }
+
   package func claimIncoming(_ id: Int) -> Bool {
     waiting.withLock { $0.incoming.remove(id) != nil }
   }

@@ -42,6 +42,7 @@ package final class WebEndpoint: Sendable {
     var tls: Bool
     /// What the address is bound to (the port chosen for port 0).
     var bound: String
+    var opened: HTTPListener
   }
 
   private let settings: WebSettings
@@ -89,39 +90,24 @@ package final class WebEndpoint: Sendable {
     try HTTPLibraries.require()
     if settings.usesTLS { try loadCredentials() }
     for address in settings.listen {
-      let tls = settings.usesTLS && !Self.isUnix(address)
-      let fd: Int32
-      do {
-        switch address {
-        case .unix(let path):
-          fd = try UnixSocket.listen(path: path, mode: 0o660)
-        case .tcp(let host, let port):
-          fd = try TCPListener.listen(host: host, port: port)
-        }
-      } catch {
-        throw HTTPError("--listen-http \(address): \(error)")
-      }
-      let bound: String
-      switch address {
-      case .unix: bound = address.description
-      case .tcp(let host, _):
-        bound = HTTPAddress.tcp(host: host, port: TCPListener.port(of: fd) ?? 0).description
-      }
-      let listener = Listener(address: address, fd: fd, tls: tls, bound: bound)
+      let opened = try HTTPListener(address, flag: "--listen-http")
+      let tls = settings.usesTLS && !opened.isUnix
+      let listener = Listener(
+        address: address, fd: opened.fd, tls: tls, bound: opened.bound, opened: opened)
       do {
         let http = try HTTPServer(
-          listenFD: fd, tls: tls, limits: settings.limits,
+          listenFD: opened.fd, tls: tls, limits: settings.limits,
           onRequest: { [weak self] request in self?.handle(request, listener) },
           onUpgrade: { [weak self] tag, socket, early in
             self?.upgraded(tag: tag, socket: socket, early: early)
           })
         servers.withLock { $0.append(http) }
       } catch {
-        close(fd)
+        opened.close()
         throw HTTPError("--listen-http \(address): \(error)")
       }
       listeners.withLock { $0.append(listener) }
-      log.info("web endpoint on \(tls ? "https" : "http")://\(bound) (WebSocket /v1/ws)")
+      log.info("web endpoint on \(tls ? "https" : "http")://\(listener.bound) (WebSocket /v1/ws)")
     }
     if tokens.isEmpty {
       log.warning(
@@ -151,8 +137,7 @@ package final class WebEndpoint: Sendable {
     for listener in listeners.withLock({ l in
       defer { l = [] }; return l
     }) {
-      close(listener.fd)
-      if case .unix(let path) = listener.address { unlink(path) }
+      listener.opened.close()
     }
   }
 
@@ -166,53 +151,15 @@ package final class WebEndpoint: Sendable {
     }
   }
 
-  private static func isUnix(_ address: HTTPAddress) -> Bool {
-    if case .unix = address { return true }
-    return false
-  }
-
   private func loadCredentials() throws(HTTPError) {
-    var certPath = settings.certificatePath
-    var keyPath = settings.keyPath
-    if certPath == nil {
-      let dir = settings.stateDirectory + "/tls"
-      certPath = dir + "/cert.pem"
-      keyPath = dir + "/key.pem"
-      if !PlainFile.exists(dir + "/cert.pem") {
-        try makeSelfSigned(in: dir, cert: dir + "/cert.pem", key: dir + "/key.pem")
-      }
-    }
-    guard let certPath, let keyPath else { return }
-    let cert: [UInt8]
-    let key: [UInt8]
-    do {
-      cert = try PlainFile.read(certPath, limit: 1 << 20)
-      key = try PlainFile.read(keyPath, limit: 1 << 20)
-    } catch {
-      throw HTTPError("TLS: \(error)")
-    }
-    try TLSCredentials.install(certificate: cert, key: key)
-    let fingerprint = (try? TLSCredentials.fingerprint(certificate: cert)) ?? nil
-    log.info("TLS certificate \(certPath), SHA-256 \(fingerprint ?? "?")")
-  }
-
-  private func makeSelfSigned(in dir: String, cert: String, key: String) throws(HTTPError) {
-    var name = [CChar](repeating: 0, count: 256)
-    gethostname(&name, name.count - 1)
-    let host = String(
-      decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    let made = try TLSCredentials.selfSigned(hostname: host.isEmpty ? "localhost" : host)
-    do {
-      // The directory is labeld's alone (0700): the key is never readable by others, even
-      // for the moment between its writing and its chmod.
-      try UnixSocket.makeDirectories(dir, mode: 0o700)
-      try PlainFile.replace(key, with: made.key)
-      try SystemError.check("chmod \(key)") { chmod(key, 0o600) }
-      try PlainFile.replace(cert, with: made.certificate)
-    } catch {
-      throw HTTPError("cannot keep a self-signed certificate in \(dir): \(error)")
-    }
-    log.notice("made a self-signed certificate for \(host) in \(cert)")
+    var files = TLSFiles()
+    files.certificatePath = settings.certificatePath
+    files.keyPath = settings.keyPath
+    files.selfSigned = settings.selfSigned
+    files.stateDirectory = settings.stateDirectory
+    let installed = try files.install()
+    if installed.made { log.notice("made a self-signed certificate in \(installed.path)") }
+    log.info("TLS certificate \(installed.path), SHA-256 \(installed.fingerprint ?? "?")")
   }
 
   // MARK: requests

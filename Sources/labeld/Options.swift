@@ -153,6 +153,18 @@ struct Options {
       help: "A browser origin (https://pos.example.com) whose pages may open the WebSocket "
         + "besides labeld's own page (repeatable). Any other origin is refused."),
     OptionSpec(
+      "--listen-ipp", value: "ADDR", repeatable: true,
+      help: "Serve every printer as an IPP Everywhere printer at ipp://ADDR/ipp/print/ID "
+        + "(repeatable; off unless given; `listen-ipp = ADDR` in labeld.conf), for any "
+        + "computer's print dialog, CUPS (lpadmin -m everywhere) and phones. The same address "
+        + "forms as --listen-http: plain IPP on this machine's addresses only, IPPS with the "
+        + "web endpoint's certificate elsewhere. Queries need no sign-in; printing needs an "
+        + "operator token as the HTTP Basic password (see --ipp-print)."),
+    OptionSpec(
+      "--ipp-print", value: "operator|anyone",
+      help: "Who may print over IPP: operators, signed in with a token (default), or anyone "
+        + "who can reach the address (trusts the whole network it listens on)."),
+    OptionSpec(
       "--log-level", value: "LEVEL",
       help: "error, warning, notice, info (default) or debug."),
     OptionSpec(
@@ -284,6 +296,7 @@ struct Options {
     if flags.contains(where: { $0.flag == "--simulate" }) { settings.config.simulated = [] }
     if flags.contains(where: { $0.flag == "--printer" }) { settings.config.network.printers = [] }
     if flags.contains(where: { $0.flag == "--listen-http" }) { settings.config.clearWebListeners() }
+    if flags.contains(where: { $0.flag == "--listen-ipp" }) { settings.config.clearIPPListeners() }
     for (flag, value) in flags {
       do throws(SpecError) { try settings.apply(flag, value ?? "") } catch {
         throw .usage(error.description)
@@ -362,6 +375,8 @@ struct Options {
       case "--listen-http", "--http", "--tls-cert", "--tls-key", "--tls-self-signed",
         "--web-origin":
         try config.setWeb(flag, value)
+      case "--listen-ipp", "--ipp-print":
+        try config.setIPP(flag, value)
       case "--socket-group":
         config.socketGroup = value.isEmpty ? nil : value
       case "--cups":
@@ -439,6 +454,7 @@ struct Options {
       "admin-group = \(c.adminGroup ?? "-")",
       "http = \(c.webSummary.http)",
       "tls = \(c.webSummary.tls)",
+      "listen-ipp = \(c.ippSummary)",
       "max-message-bytes = \(c.maxMessageBytes)",
       "max-queued-messages = \(c.maxQueuedMessages)",
       "request-line-timeout = \(c.longLineSeconds)",

@@ -1,4 +1,5 @@
 import LabelCore
+import LabelHTTP
 import LabelServer
 import LabelTestKit
 import Testing
