@@ -182,7 +182,7 @@ let package = Package(
         "LabelCore", "LabelWire", "LabelLog", "LabelEvents", "LabelStore", "LabelScheduler",
         "LabelServer",
         "LabelPOSIX", "LabelLanguages", "LabelInterfaces", "LabelKit", "LabelLoad", "LabelRender",
-        "LabelPrint",
+        "LabelPrint", "LabelCUPS",
       ]),
     // Both executables' command lines: option specs, one reader of words, the help layout.
     .target(name: "LabelCommandLine"),

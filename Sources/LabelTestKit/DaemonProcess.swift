@@ -98,6 +98,21 @@ package final class DaemonProcess: @unchecked Sendable {
 
   package enum DaemonError: Error { case didNotStart(String) }
 
+  /// The port of labeld's IPP front, from its log ("IPP on ipp://127.0.0.1:PORT/...").
+  package func ippPort(timeout: Double = 30) throws -> Int {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      for line in log.split(separator: "\n") where line.contains("IPP on ipp") {
+        let address = line.split(separator: " ").first { $0.contains("://") } ?? ""
+        let hostPort = address.split(separator: "/").dropFirst().first ?? ""
+        if let port = Int(hostPort.split(separator: ":").last ?? "") { return port }
+      }
+      guard process.isRunning else { break }
+      usleep(20_000)
+    }
+    throw HarnessError.failed("labeld's IPP front did not start: \(log)")
+  }
+
   package func client() throws -> BlockingConnection {
     try BlockingConnection(socketPath: socketPath)
   }
