@@ -61,6 +61,8 @@ public struct DaemonConfig: Sendable, Equatable {
   package var web = WebSettings()
   /// The IPP front (`--listen-ipp`, `ipp-print`): off while it has no address.
   package var ipp = IPPSettings()
+  /// How long a PDF may take to draw (`--document-timeout`), in its own process.
+  public var documentSeconds = 60
   /// The waiting queue's bounds (`--max-jobs`, `--max-jobs-per-printer`,
   /// `--max-queued-bytes`): past them a submit is refused with 1008.
   package var queueLimits = QueueLimits.standard
@@ -148,7 +150,8 @@ public final class Daemon: Sendable {
         limits: config.queueLimits),
       renderer: LabelRenderer(), saveErrors: saveErrors,
       access: AccessPolicy(adminGroup: config.adminGroup), log: log, sources: sources,
-      documents: DocumentConverter(pdfWorker: Self.documentWorkerExecutable))
+      documents: DocumentConverter(
+        pdfWorker: Self.documentWorkerExecutable, limits: Self.documentLimits(config)))
     let tokens = WebTokens(store: TokenStore(store: store))
     context.tokens = tokens
     services = context
@@ -239,6 +242,13 @@ public final class Daemon: Sendable {
   /// Runs as that process; returns its exit status.
   public static func documentWorker(_ arguments: [String]) -> Int32 {
     DocumentWorker.main(arguments)
+  }
+
+  static func documentLimits(_ config: DaemonConfig) -> DocumentLimits {
+    var limits = DocumentLimits()
+    limits.pdfSeconds = Double(config.documentSeconds)
+    limits.pdfCPUSeconds = config.documentSeconds
+    return limits
   }
 
   /// This very executable (even if replaced on disk since it started).
@@ -459,6 +469,7 @@ public final class Daemon: Sendable {
     note("cups-language", \.cupsLanguages, live: false)
     note("http, tls-*, web-origin", \.web, live: false)
     note("listen-ipp, ipp-print", \.ipp, live: false)
+    note("document-timeout", \.documentSeconds, live: false)
     // The certificate and key are read again whatever changed: a renewed certificate
     // replaces the old one in its files.
     web.reloadCredentials()

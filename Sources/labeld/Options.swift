@@ -165,6 +165,11 @@ struct Options {
       help: "Who may print over IPP: operators, signed in with a token (default), or anyone "
         + "who can reach the address (trusts the whole network it listens on)."),
     OptionSpec(
+      "--document-timeout", value: "SECONDS",
+      help: "A PDF is drawn in a process of its own, limited to 1 GiB of memory and SECONDS of "
+        + "CPU and of time (default 60); one that takes more ends its job as aborted "
+        + "(document-unprintable-error), and labeld goes on."),
+    OptionSpec(
       "--log-level", value: "LEVEL",
       help: "error, warning, notice, info (default) or debug."),
     OptionSpec(
@@ -375,6 +380,7 @@ struct Options {
       case "--listen-http", "--http", "--tls-cert", "--tls-key", "--tls-self-signed",
         "--web-origin":
         try config.setWeb(flag, value)
+      case "--document-timeout": config.documentSeconds = try integer(1...3600)
       case "--listen-ipp", "--ipp-print":
         try config.setIPP(flag, value)
       case "--socket-group":
@@ -455,6 +461,7 @@ struct Options {
       "http = \(c.webSummary.http)",
       "tls = \(c.webSummary.tls)",
       "listen-ipp = \(c.ippSummary)",
+      "document-timeout = \(c.documentSeconds)",
       "max-message-bytes = \(c.maxMessageBytes)",
       "max-queued-messages = \(c.maxQueuedMessages)",
       "request-line-timeout = \(c.longLineSeconds)",
