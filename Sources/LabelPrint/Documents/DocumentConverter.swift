@@ -4,6 +4,7 @@ import LabelCore
 import LabelLanguages
 import LabelPOSIX
 import LabelRender
+import Synchronization
 
 /// A document's pages as the dots of labels of one printer: each page one label, placed by
 /// print-scaling and orientation, greys made dots by the halftone. Raster formats (PNG,
@@ -16,7 +17,12 @@ package struct DocumentConverter: Sendable {
   /// (tests of the converter alone).
   package let pdfWorker: String?
   package let limits: DocumentLimits
-  private let lane = BlockingQueue(label: "labeld.documents")
+  /// Two lanes, each converting one document at a time: a PDF that takes its whole time
+  /// holds one, and the next document takes the other.
+  private let lanes = [
+    BlockingQueue(label: "labeld.documents.1"), BlockingQueue(label: "labeld.documents.2"),
+  ]
+  private let busy = Lanes()
 
   package init(pdfWorker: String?, limits: DocumentLimits = DocumentLimits()) {
     self.pdfWorker = pdfWorker
@@ -28,9 +34,25 @@ package struct DocumentConverter: Sendable {
     -> [Bitmap]
   {
     let converter = self
-    return try await lane.run { () throws(DocumentFailure) -> [Bitmap] in
+    let lane = busy.take(lanes.count)
+    defer { busy.give(lane) }
+    return try await lanes[lane].run { () throws(DocumentFailure) -> [Bitmap] in
       try converter.convert(document, area)
     }
+  }
+
+  /// How many documents each lane has: the next takes the least busy.
+  final class Lanes: Sendable {
+    private let counts = Mutex<[Int]>([])
+    func take(_ n: Int) -> Int {
+      counts.withLock { c in
+        if c.count != n { c = Array(repeating: 0, count: n) }
+        let lane = c.indices.min { c[$0] < c[$1] } ?? 0
+        c[lane] += 1
+        return lane
+      }
+    }
+    func give(_ lane: Int) { counts.withLock { $0[lane] -= 1 } }
   }
 
   private func convert(_ document: DocumentInput, _ area: LabelArea) throws(DocumentFailure)
