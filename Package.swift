@@ -222,6 +222,8 @@ let package = Package(
       ]),
     .testTarget(name: "LabelCommandLineTests", dependencies: ["LabelCommandLine"]),
     .testTarget(
+      name: "LabelIPPTests", dependencies: ["LabelIPP", "LabelCUPS", "LabelCore", "LabelTestKit"]),
+    .testTarget(
       name: "LabelServerTests",
       dependencies: [
         "LabelServer", "LabelCore", "LabelEvents", "LabelLog", "LabelPOSIX", "LabelTestKit",
