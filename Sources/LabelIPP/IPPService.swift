@@ -349,6 +349,7 @@ final class IPPService: Sendable {
     }
     let input = DocumentInput(
       bytes: Array(request.document), format: format, settings: ticket.settings)
+    logDocument("Print-Job", request, target, format, ticket)
     do throws(RPCError) {
       let job = try await print.submitDocument(
         jobRequest(request, target, copies: ticket.copies, input), input)
@@ -357,6 +358,17 @@ final class IPPService: Sendable {
     } catch {
       return .error(error)
     }
+  }
+
+  private func logDocument(
+    _ operation: String, _ request: IPPRequest, _ target: Target, _ format: DocumentFormat,
+    _ ticket: JobTicket
+  ) {
+    log.debug(
+      "ipp: \(operation) for \(target.id) from \(request.user): \(format.rawValue), "
+        + "\(request.document.count) bytes, \(ticket.settings); job attributes: "
+        + (request.job?.attributes.map { "\($0.name)=\($0.values)" }.joined(separator: " ")
+          ?? "none"))
   }
 
   private func logJob(_ job: Job, _ request: IPPRequest, _ target: Target) {
@@ -395,6 +407,10 @@ final class IPPService: Sendable {
       }
     }
     incoming.withLock { $0[job.id] = Incoming(settings: ticket.settings, timer: timer) }
+    log.debug(
+      "ipp: Create-Job \(job.id) for \(target.id) from \(request.user); job attributes: "
+        + (request.job?.attributes.map { "\($0.name)=\($0.values)" }.joined(separator: " ")
+          ?? "none"))
     return ok(ticket, [IPPAttributeGroup(.job, view(job, target, incoming: true).created)])
   }
 
@@ -456,6 +472,9 @@ final class IPPService: Sendable {
     waiting.timer.cancel()
     let input = DocumentInput(
       bytes: Array(request.document), format: format, settings: waiting.settings)
+    var asked = ticket
+    asked.settings = waiting.settings
+    logDocument("Send-Document", request, target, format, asked)
     do throws(RPCError) {
       let updated = try await print.attachDocument(job, input)
       logJob(updated, request, target)

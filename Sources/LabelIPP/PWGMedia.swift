@@ -65,8 +65,20 @@ struct PWGMedia: Sendable, Equatable {
   }
 
   /// media-col-database: the loaded medium and, for a roll, every length it prints.
+  ///
+  /// The loaded medium is listed twice, borderless and with margins of 0.01 mm (as LPrint
+  /// lists its media): CUPS 2.4.2's PPD maker (`_ppdCreateFromIPP`, cups/ppd-cache.c) names
+  /// a size whose margins are all 0 `NAME.Borderless` but writes `*DefaultPageSize: NAME`,
+  /// so with borderless sizes only the default names none and pdftopdf lays every page on
+  /// Letter (seen in IPPCUPSTests). Labels print to the edge either way.
   var database: [IPPValue] {
-    var out: [IPPValue] = [.collection(collection)]
+    var out: [IPPValue] = [
+      .collection(collection),
+      .collection(
+        Self.collection(
+          x: .integer(Int32(width)), y: .integer(Int32(length)), name: name, type: type,
+          margin: 1)),
+    ]
     if let range = lengthRange {
       out.append(
         .collection(
@@ -97,13 +109,13 @@ struct PWGMedia: Sendable, Equatable {
     return out
   }
 
-  private static func collection(x: IPPValue, y: IPPValue, name: String?, type: String)
-    -> [IPPAttribute]
-  {
+  private static func collection(
+    x: IPPValue, y: IPPValue, name: String?, type: String, margin: Int32 = 0
+  ) -> [IPPAttribute] {
     var out = [
-      IPPAttribute("media-bottom-margin", .integer(0)),
-      IPPAttribute("media-left-margin", .integer(0)),
-      IPPAttribute("media-right-margin", .integer(0)),
+      IPPAttribute("media-bottom-margin", .integer(margin)),
+      IPPAttribute("media-left-margin", .integer(margin)),
+      IPPAttribute("media-right-margin", .integer(margin)),
       IPPAttribute(
         "media-size",
         .collection([IPPAttribute("x-dimension", x), IPPAttribute("y-dimension", y)])),
@@ -111,7 +123,7 @@ struct PWGMedia: Sendable, Equatable {
     if let name { out.append(IPPAttribute("media-size-name", .keyword(name))) }
     out += [
       IPPAttribute("media-source", .keyword("main-roll")),
-      IPPAttribute("media-top-margin", .integer(0)),
+      IPPAttribute("media-top-margin", .integer(margin)),
       IPPAttribute("media-type", .keyword(type)),
     ]
     return out

@@ -124,8 +124,9 @@ struct PrinterAttributes {
   /// Job Template attributes' -default and -supported (RFC 8011 §5.2, PWG 5100.13).
   var template: [IPPAttribute] {
     let dpi = Int32(printer.dpi)
+    // Borderless (0), and 0.01 mm for CUPS 2.4's PPDs (see `PWGMedia.database`).
     let margins = ["bottom", "left", "right", "top"].map {
-      IPPAttribute("media-\($0)-margin-supported", .integer(0))
+      IPPAttribute("media-\($0)-margin-supported", [.integer(0), .integer(1)])
     }
     return [
       IPPAttribute("copies-default", .integer(1)),
