@@ -115,12 +115,14 @@ let package = Package(
     // every Avahi object in one call, loaded on first use like libcups (apt:
     // libavahi-client-dev for the headers).
     .target(name: "CAvahi"),
+    // DNS-SD through Avahi: browsing (network printers) and announcing (labeld's own IPP
+    // printers); the one importer of CAvahi.
+    .target(name: "LabelDNSSD", dependencies: ["CAvahi", "LabelPOSIX"]),
     .target(
       name: "LabelTransportNet",
       dependencies: [
         "LabelCore", "LabelInterfaces", "LabelConcurrency", "LabelLanguages", "LabelPOSIX",
-        "LabelLog",
-        "CAvahi",
+        "LabelLog", "LabelDNSSD",
       ]),
     // The one way a label is printed, whichever front asks: checks, rendering (templates,
     // PNGs, documents) and the job stored within the queue's bounds. Knows no protocol.
@@ -163,7 +165,7 @@ let package = Package(
       name: "LabelIPP",
       dependencies: [
         "LabelHTTP", "LabelCUPS", "LabelPrint", "LabelScheduler", "LabelStore", "LabelCore",
-        "LabelLog", "LabelPOSIX", "LabelRender", "LabelLanguages",
+        "LabelLog", "LabelPOSIX", "LabelRender", "LabelLanguages", "LabelDNSSD", "LabelEvents",
       ]),
     .target(
       name: "LabelDaemon",

@@ -35,6 +35,7 @@ package final class EventChannel: Sendable {
     var waiters: [(seq: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
   }
   private let state: Mutex<State>
+  private let printerObservers = Mutex<[@Sendable (Printer) -> Void]>([])
   private let log: Logger
   private let writer: JournalWriter?
 
@@ -239,6 +240,13 @@ package final class EventChannel: Sendable {
 
   package func publish(printer: Printer) {
     publish(.printers) { Wire.notification(.printer, printer) }
+    for observer in printerObservers.withLock({ $0 }) { observer(printer) }
+  }
+
+  /// Parts of labeld that follow printers as they come and change (the IPP front's DNS-SD
+  /// announcements): called, outside the channel's lock, with every printer published.
+  package func observePrinters(_ observer: @escaping @Sendable (Printer) -> Void) {
+    printerObservers.withLock { $0.append(observer) }
   }
 
   /// Job and printer notifications are not journaled: they go out at once.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import LabelCUPS
 import LabelCore
+import LabelDNSSD
 import LabelHTTP
 import LabelLog
 import LabelPOSIX
@@ -28,6 +29,8 @@ package final class IPPEndpoint: Sendable {
   private let answering = Mutex<[UInt64: HTTPReply]>([:])
   private let nextID = Atomic<UInt64>(1)
   private let stopping = Atomic<Bool>(false)
+  /// The DNS-SD announcements, while IPP listens beyond this machine.
+  private let announcer = Mutex<IPPAnnouncer?>(nil)
 
   package init(
     settings: IPPSettings, print: PrintService, jobStore: JobStore, uuidSeed: [UInt8],
@@ -66,6 +69,41 @@ package final class IPPEndpoint: Sendable {
         "IPP on \(tls ? "ipps" : "ipp")://\(listener.bound)\(IPPNames.prefix)ID "
           + "(printing: \(settings.printAccess == .anyone ? "anyone" : "operator tokens"))")
     }
+    announce()
+  }
+
+  /// Announces the printers with DNS-SD when IPP listens beyond this machine (on its first
+  /// such address), and follows them as they come, change and go.
+  private func announce() {
+    guard
+      let open = listeners.withLock({ $0.first { !$0.isUnix && !$0.address.isLocal } }),
+      let port = open.port
+    else { return }
+    let tls = settings.tls.configured
+    let service = self.service
+    let announcer: IPPAnnouncer
+    do throws(DNSSD.Failure) {
+      let base = "\(tls ? "ipps" : "ipp")://\(IPPNames.hostName).local:\(port)"
+      let printers = service.print.jobs.printers
+      announcer = try IPPAnnouncer(
+        port: port, tls: tls,
+        view: { printer in
+          printers.queue(printer.id).map { service.printerView($0, base: base, tls: tls) }
+        }, log: log)
+    } catch {
+      log.warning("dns-sd: labeld's printers are not announced: \(error.message)")
+      return
+    }
+    self.announcer.withLock { $0 = announcer }
+    service.print.jobs.channel.observePrinters { [weak announcer] printer in
+      announcer?.update(printer)
+    }
+    for printer in service.print.jobs.printers.printers { announcer.update(printer) }
+  }
+
+  /// The name printer `id` is announced under with DNS-SD, if it is.
+  package func announcedName(of id: String) -> (name: String, registered: Bool)? {
+    announcer.withLock { $0 }?.name(of: id)
   }
 
   /// Where it listens, as bound.
@@ -75,6 +113,8 @@ package final class IPPEndpoint: Sendable {
   package func stop() {
     stopping.store(true, ordering: .sequentiallyConsistent)
     service.stop()
+    // The announcements go first: nothing should lead a client here any more.
+    announcer.withLock { $0 = nil }
     let waiting = answering.withLock { a in
       defer { a = [:] }
       return Array(a.values)

@@ -1,10 +1,23 @@
 import LabelHTTP
 
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#endif
+
 /// Where labeld's printers are on IPP: `/ipp/print/ID`, their ids percent-encoded (a
 /// printer id's `:` is a path character as it is), and their stable UUIDs.
 enum IPPNames {
   static let prefix = "/ipp/print/"
   static let iconPath = "/ipp/icon.png"
+
+  /// This machine's host name (for DNS-SD's `NAME.local`).
+  static var hostName: String {
+    var name = [CChar](repeating: 0, count: 256)
+    gethostname(&name, name.count - 1)
+    let host = String(
+      decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return host.isEmpty ? "localhost" : host
+  }
 
   /// `/ipp/print/sim:zebra`.
   static func path(printer id: String) -> String {

@@ -124,7 +124,13 @@ final class IPPService: Sendable {
   // MARK: printers
 
   func printerView(_ target: Target, _ request: IPPRequest) -> PrinterAttributes {
-    let printer = target.queue.snapshot
+    printerView(target.queue, base: request.base, tls: request.tls)
+  }
+
+  /// A printer's attributes as a client reaching labeld at `base` (`ipps://host:port`)
+  /// sees them.
+  func printerView(_ queue: PrinterQueue, base: String, tls: Bool) -> PrinterAttributes {
+    let printer = queue.snapshot
     let now = Int(Date().timeIntervalSince1970)
     let changed = seen.withLock { s -> Int in
       if let last = s[printer.id], last.state == printer.reasons { return last.time }
@@ -132,16 +138,19 @@ final class IPPService: Sendable {
       return now
     }
     var maxLength: Int?
-    if let area = try? print.renderer.labelArea(for: printer, settings: target.queue.labelSettings),
+    if let area = try? print.renderer.labelArea(for: printer, settings: queue.labelSettings),
       area.length == nil
     {
       maxLength = area.maxLength * 2540 / max(1, area.dpi)
     }
-    let web = request.base.replacing("ipps://", with: "https://").replacing(
+    let web = base.replacing("ipps://", with: "https://").replacing(
       "ipp://", with: "http://")
     let page = settings.statusPage ?? web + IPPNames.path(printer: printer.id)
     return PrinterAttributes(
-      printer: printer, reach: [PrinterAttributes.Reach(uri: target.uri, tls: request.tls)],
+      printer: printer,
+      reach: [
+        PrinterAttributes.Reach(uri: IPPNames.uri(base: base, printer: printer.id), tls: tls)
+      ],
       signIn: settings.printAccess == .operator,
       uuid: IPPNames.uuid(seed: uuidSeed, printer: printer.id),
       moreInfo: page, icon: web + IPPNames.iconPath,

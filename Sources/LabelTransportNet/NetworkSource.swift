@@ -1,6 +1,7 @@
 import FoundationEssentials
 import LabelConcurrency
 import LabelCore
+import LabelDNSSD
 import LabelInterfaces
 import LabelLanguages
 import LabelLog

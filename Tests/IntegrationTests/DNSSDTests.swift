@@ -71,6 +71,66 @@ struct DNSSDTests {
     #expect(table.stdout.contains("--printer zebra-zd420-dock=socket://127.0.0.1:9101"))
   }
 
+  /// labeld's printers announced when IPP listens beyond this machine: ippfind finds each
+  /// as an IPP Everywhere printer (`_ipps._tcp` with `_print`), the TXT record carries
+  /// what its clients read, `_universal` is there for AirPrint; a printer that goes is
+  /// withdrawn, and announced again when it is back.
+  @Test func ippPrinters_areAnnounced_andFoundByIppfind() throws {
+    let dir = DaemonProcess.makeTempDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let wrapper = [
+      "/usr/bin/unshare", "-n", "-m", "-p", "-f", "--mount-proc", "--kill-child", "/bin/sh",
+      Self.script, dir.path, "--",
+    ]
+    let d = try DaemonProcess(
+      [
+        "--no-usb", "--simulate", "zebra=zpl,dpi=203,width=50.8,length=25.4", "--simulate",
+        "ql=brother-ql", "--listen-ipp", "0.0.0.0:0", "--tls-self-signed",
+      ], wrapper: wrapper)
+    defer { Self.end(d) }
+    try poll("both printers are announced", timeout: 30) {
+      d.log.contains("dns-sd: announcing sim:zebra") && d.log.contains("dns-sd: announcing sim:ql")
+    }
+    // Run inside the namespace, on its bus.
+    let inside =
+      "nsenter -t \(d.process.processIdentifier) -n -m env DBUS_SYSTEM_BUS_ADDRESS=unix:path=\(dir.path)/bus.sock"
+    let port = try d.ippPort()
+    var found = ""
+    try poll("ippfind finds the printers", timeout: 30) {
+      found = (try? Shell.output("\(inside) ippfind -T 5 _ipps._tcp,_print")) ?? ""
+      return found.contains("/ipp/print/sim:zebra") && found.contains("/ipp/print/sim:ql")
+    }
+    #expect(found.contains(":\(port)/ipp/print/sim:zebra"), "\(found)")
+    let browse = try Shell.output("\(inside) avahi-browse -rtp _ipps._tcp")
+    let zebra = try #require(
+      browse.split(separator: "\n").first {
+        $0.hasPrefix("=") && $0.contains("rp=ipp/print/sim:zebra")
+      },
+      "\(browse)")
+    for key in [
+      "\"kind=label\"", "\"TLS=1.2\"", "\"Color=F\"", "\"ty=", "\"UUID=", "\"adminurl=https://",
+      "\"pdl=application/octet-stream,application/pdf,image/jpeg,image/png,image/pwg-raster,image/urf\"",
+      "\"URF=V1.4,CP1,PQ4,RS203,W8\"",
+    ] {
+      #expect(zebra.contains(key), "\(key) in \(zebra)")
+    }
+    // avahi-browse writes a name's ':' as \058.
+    let universal = try Shell.output("\(inside) avahi-browse -tp _universal._sub._ipps._tcp")
+    #expect(
+      universal.contains("sim\\058zebra") && universal.contains("sim\\058ql"), "\(universal)")
+    // Gone (unplugged, as far as labeld can tell): withdrawn; back: announced again.
+    try d.client().call("printers.simulate", ["printer": "sim:zebra", "fault": "disconnected"])
+    func listed() -> String { (try? Shell.output("\(inside) avahi-browse -rtp _ipps._tcp")) ?? "" }
+    try poll("sim:zebra is withdrawn", timeout: 30) {
+      let now = listed()
+      return now.contains("rp=ipp/print/sim:ql") && !now.contains("rp=ipp/print/sim:zebra")
+    }
+    try d.client().call("printers.simulate", ["printer": "sim:zebra", "fault": nil])
+    try poll("sim:zebra is announced again", timeout: 30) {
+      listed().contains("rp=ipp/print/sim:zebra")
+    }
+  }
+
   /// Without avahi-daemon (as in most containers) the network section says why.
   @Test func withoutAvahi_theNetworkSectionSaysWhy() throws {
     let d = try DaemonProcess(

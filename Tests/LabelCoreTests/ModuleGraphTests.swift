@@ -167,7 +167,7 @@ import Testing
     ]
     let own: [String: Set<String>] = [
       "LabelTransportSim": [], "LabelTransportCUPS": ["LabelCUPS"],
-      "LabelTransportUSB": ["LabelUSB"], "LabelTransportNet": ["CAvahi"],
+      "LabelTransportUSB": ["LabelUSB"], "LabelTransportNet": ["LabelDNSSD"],
     ]
     let transports = graph.keys.filter { $0.hasPrefix("LabelTransport") }
     #expect(Set(transports) == Set(own.keys), "transports: \(transports.sorted())")

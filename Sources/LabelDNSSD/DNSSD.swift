@@ -1,6 +1,4 @@
 import CAvahi
-import LabelCore
-import LabelLanguages
 import LabelPOSIX
 
 #if canImport(Glibc)
@@ -11,33 +9,35 @@ import LabelPOSIX
 /// first browse: a labeld nobody asks for devices never maps it). Discovery only shows
 /// what is there, with the configuration line that would add it: labeld never prints to
 /// a printer it found by itself.
-enum DNSSD {
+package enum DNSSD {
   /// Raw-port printers (`_pdl-datastream._tcp`, what labeld drives) and IPP printers
   /// (`_ipp._tcp`, which belong in CUPS).
-  static let types = ["_pdl-datastream._tcp", "_ipp._tcp"]
+  package static let types = ["_pdl-datastream._tcp", "_ipp._tcp"]
 
-  private static let library: Result<Void, SharedLibrary.LoadError> = SharedLibrary.open([
+  static let library: Result<Void, SharedLibrary.LoadError> = SharedLibrary.open([
     "libavahi-client.so.3", "libavahi-client.so",
   ]).map { cavahi_bind($0) }
 
   /// Why nothing could be looked for.
-  struct Failure: Error, Sendable {
-    var message: String
+  package struct Failure: Error, Sendable {
+    package var message: String
   }
 
-  struct Service: Sendable, Equatable {
-    var name: String
-    var type: String
-    var host: String
-    var address: String
-    var port: Int
+  package struct Service: Sendable, Equatable {
+    package var name: String
+    package var type: String
+    package var host: String
+    package var address: String
+    package var port: Int
     /// TXT record keys (lower-cased) and values.
-    var txt: [String: String]
+    package var txt: [String: String]
   }
 
   /// The services of `types` answering within `timeoutMS`, or why none could be looked for.
   /// Blocking: call it off the cooperative pool.
-  static func browse(types: [String] = types, timeoutMS: Int32) -> Result<[Service], Failure> {
+  package static func browse(types: [String] = types, timeoutMS: Int32) -> Result<
+    [Service], Failure
+  > {
     if case .failure(let error) = library {
       return .failure(
         Failure(message: "DNS-SD: labeld cannot load Avahi's client library (\(error.message))"))
