@@ -10,7 +10,7 @@ struct PrintCommand: ParsableCommand {
       name: "print",
       abstract: "Print a file, or a template filled from a product or data (jobs.submit).",
       usage: [
-        "labelctl print PRINTER --file PATH [--format native|png]",
+        "labelctl print PRINTER --file PATH [--format FORMAT] [--scaling MODE]",
         "               [--copies N] [--wait]",
         "labelctl print PRINTER --template NAME (--sku SKU | --data KEY=VALUE...)",
         "               [--copies N] [--wait]",
@@ -29,11 +29,20 @@ struct PrintCommand: ParsableCommand {
         OptionSpec(
           "--file", value: "PATH",
           help: "Print the bytes of PATH ('-' reads stdin), in the printer's own language "
-            + "(ZPL, Brother QL raster, TSPL, EPL2, DYMO LabelWriter) or as PNG, see --format. "
-            + "On a printer with a red/black roll, red pixels of a PNG print red."),
+            + "(ZPL, Brother QL raster, TSPL, EPL2, DYMO LabelWriter), or a PNG, PDF, JPEG "
+            + "or raster document, see --format. On a printer with a red/black roll, red "
+            + "pixels of a PNG print red."),
         OptionSpec(
           "--format", value: "FORMAT",
-          help: "What --file holds: native (default) or png."),
+          help: "What --file holds: native (default), png (one pixel per dot, not scaled), "
+            + "or a document whose pages are each placed on one label: pdf, jpeg, "
+            + "pwg-raster, urf."),
+        OptionSpec(
+          "--scaling", value: "MODE",
+          help: "How a document's page meets the label (IPP print-scaling): auto "
+            + "(default: at its own size if it fits, else fill), auto-fit (at its own size "
+            + "if it fits, else fit), fit (the whole page, as large as fits), fill (the "
+            + "whole label covered, the page cut), none (its own size, centred)."),
         OptionSpec(
           "--template", value: "NAME", help: "Print the template NAME ('labelctl templates')."),
         OptionSpec("--sku", value: "SKU", help: "Fill the template from the product SKU."),
@@ -48,6 +57,7 @@ struct PrintCommand: ParsableCommand {
   var printer: String
   var file: String?
   var format: String?
+  var scaling: String?
   var template: String?
   var sku: String?
   var data: [String: String]?
@@ -58,6 +68,7 @@ struct PrintCommand: ParsableCommand {
     printer = try arguments.positional("PRINTER")
     file = arguments.value("--file")
     format = arguments.value("--format")
+    scaling = arguments.value("--scaling")
     template = arguments.value("--template")
     sku = arguments.value("--sku")
     data = try arguments.keyValues("--data")
@@ -65,17 +76,33 @@ struct PrintCommand: ParsableCommand {
     wait = arguments.flag("--wait")
   }
 
+  /// Documents placed page by page on labels (jobs.submit's document formats).
+  static let documents = ["pdf", "jpeg", "pwg-raster", "urf"]
+  static let formats = ["native", "png"] + documents
+
   func validate() throws(UsageError) {
     switch (file, template) {
     case (nil, nil): throw UsageError("give --file PATH or --template NAME")
     case (.some, .some): throw UsageError("give --file or --template, not both")
     case (.some, nil):
       if sku != nil || data != nil { throw UsageError("--sku and --data need --template") }
-      if let format, format != "native" && format != "png" {
-        throw UsageError("--format must be native or png, got \"\(format)\"")
+      if let format, !Self.formats.contains(format) {
+        throw UsageError(
+          "--format must be one of \(Self.formats.joined(separator: ", ")), got \"\(format)\"")
+      }
+      if let scaling {
+        guard Self.documents.contains(format ?? "native") else {
+          throw UsageError("--scaling goes with --format pdf, jpeg, pwg-raster or urf")
+        }
+        guard ["auto", "auto-fit", "fit", "fill", "none"].contains(scaling) else {
+          throw UsageError(
+            "--scaling must be auto, auto-fit, fit, fill or none, got \"\(scaling)\"")
+        }
       }
     case (nil, .some):
-      if format != nil { throw UsageError("--format goes with --file") }
+      if format != nil || scaling != nil {
+        throw UsageError("--format and --scaling go with --file")
+      }
       if (sku == nil) == (data == nil) { throw UsageError("give --sku SKU or --data KEY=VALUE") }
     }
   }
@@ -86,9 +113,11 @@ struct PrintCommand: ParsableCommand {
     if let file {
       let bytes = try readInput(file)
       if bytes.isEmpty { throw .failed("\(file) is empty: nothing to print") }
-      params["document"] = [
+      var document: [String: JSONValue] = [
         "format": .string(format ?? "native"), "data": .string(Data(bytes).base64EncodedString()),
       ]
+      if let scaling { document["scaling"] = .string(scaling) }
+      params["document"] = .object(document)
     } else if let template {
       params["template"] = .string(template)
       if let sku { params["sku"] = .string(sku) }

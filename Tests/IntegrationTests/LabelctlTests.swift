@@ -1,6 +1,7 @@
 import Foundation
 import LabelCore
 import LabelPOSIX
+import LabelRender
 import LabelTestKit
 import LabelWire
 import Testing
@@ -160,6 +161,24 @@ let shelfTemplate = """
       "print", "sim:zebra", "--file", "-", "--wait", stdin: Data(document.utf8))
     #expect(run.status == 0, "\(run.stderr)")
     #expect(daemon.simOutput("zebra", job: 1, ext: "zpl") == Array(document.utf8))
+  }
+
+  @Test func printAPDF_placesItsPageOnTheLabel() throws {
+    let daemon = try DaemonProcess()
+    // A 2x1 in page, drawn at 203 dpi: on sim:zebra's 2x1 in label at its own size.
+    let pdf = try PDFWriter.document(pages: [IPPSamples.pattern(406, 203)], dpi: 203)
+    let path = daemon.directory.appendingPathComponent("label.pdf").path
+    try Data(pdf).write(to: URL(fileURLWithPath: path))
+    let run = try daemon.ctl(
+      "print", "sim:zebra", "--file", path, "--format", "pdf", "--scaling", "fit", "--wait")
+    #expect(run.status == 0, "\(run.stderr)")
+    let zpl = String(decoding: daemon.simOutput("zebra", job: 1, ext: "zpl") ?? [], as: UTF8.self)
+    #expect(zpl.contains("^GFA"), "\(zpl.prefix(120))")
+    let misuse = try daemon.ctl("print", "sim:zebra", "--file", path, "--scaling", "fit")
+    #expect(misuse.status == 64)
+    #expect(misuse.stderr.contains("--scaling goes with --format pdf"))
+    let unknown = try daemon.ctl("print", "sim:zebra", "--file", path, "--format", "gif")
+    #expect(unknown.status == 64 && unknown.stderr.contains("--format must be one of"))
   }
 
   @Test func printWait_whenPrinterRejectsJob_exits1WithReason() throws {

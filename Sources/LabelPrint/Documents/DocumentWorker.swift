@@ -30,12 +30,20 @@ package enum DocumentWorker {
       fail("usage: labeld \(flag) --width N --length N --max-length N --dpi N ...")
       return 64
     }
-    var limit = rlimit(rlim_cur: rlim_t(memory), rlim_max: rlim_t(memory))
-    setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit)
-    limit = rlimit(rlim_cur: rlim_t(cpu), rlim_max: rlim_t(cpu + 1))
-    setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &limit)
-    limit = rlimit(rlim_cur: 0, rlim_max: 0)
-    setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
+    // Fails closed: a renderer that cannot bound itself (a sandbox that forbids it) draws
+    // nothing, and the job says why.
+    let bounds: [(__rlimit_resource, rlim_t, rlim_t)] = [
+      (RLIMIT_AS, rlim_t(clamping: max(0, memory)), rlim_t(clamping: max(0, memory))),
+      (RLIMIT_CPU, rlim_t(clamping: max(1, cpu)), rlim_t(clamping: max(1, cpu) + 1)),
+      (RLIMIT_FSIZE, 0, 0),
+    ]
+    for (resource, soft, hard) in bounds {
+      var limit = rlimit(rlim_cur: soft, rlim_max: hard)
+      guard setrlimit(__rlimit_resource_t(resource.rawValue), &limit) == 0 else {
+        fail("unprintable: labeld's PDF renderer cannot limit itself (setrlimit: errno \(errno))")
+        return 65
+      }
+    }
     var settings = DocumentSettings()
     settings.scaling = values["--scaling"].flatMap(PrintScaling.init(rawValue:)) ?? .auto
     settings.orientation = int("--orientation").flatMap(PageOrientation.init(rawValue:))
