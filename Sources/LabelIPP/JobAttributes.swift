@@ -76,7 +76,10 @@ struct JobAttributes {
     case .pending:
       if incoming { return ["job-incoming"] }
       return printerReasons.isEmpty ? ["none"] : ["printer-stopped"]
-    case .held: return ["printer-stopped"]
+    case .held:
+      // Held by its printer's faults, or by its document, which labeld's store cannot read
+      // back just now (retried: RFC 8011's resources-are-not-ready).
+      return printerReasons.isEmpty ? ["resources-are-not-ready"] : ["printer-stopped"]
     case .processing: return ["job-printing"]
     case .completed: return ["job-completed-successfully"]
     case .canceled: return ["job-canceled-by-user"]
@@ -92,8 +95,10 @@ struct JobAttributes {
   var message: String? {
     if let error = job.error { return error.message }
     switch job.state {
-    case .held:
-      return "held: " + printerReasons.map(\.phrase).joined(separator: "; ")
+    case .held, .pending:
+      guard !printerReasons.isEmpty else { return nil }
+      return (job.state == .held ? "stopped: " : "waiting: ")
+        + printerReasons.map(\.phrase).joined(separator: "; ")
     case .completed: return "\(job.printed) of \(job.copies) printed"
     default: return nil
     }

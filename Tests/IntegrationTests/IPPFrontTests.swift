@@ -250,14 +250,45 @@ import Testing
       let id = try Self.jobID(try Self.printJob(client, format: "application/pdf", label))
       let alert = try w.waitFor("alert") { $0["job"] == .int(id) && $0["state"] == "active" }
       #expect(alert["reason"] == "coverOpen" && alert["printer"] == "sim:zebra")
-      let held = try Self.jobAttributes(client, id)
-      // processing-stopped (RFC 8011 §5.3.7): it returns to processing once the reasons clear.
-      #expect(held["job-state"]?.integer == 6, "\(held)")
-      #expect(held["job-state-reasons"]?.values.contains(.keyword("printer-stopped")) == true)
+      // Not started yet: pending (RFC 8011 §5.3.7), and why it waits.
+      let waiting = try Self.jobAttributes(client, id)
+      #expect(waiting["job-state"]?.integer == 3, "\(waiting)")
+      #expect(waiting["job-state-reasons"]?.values.contains(.keyword("printer-stopped")) == true)
+      #expect(waiting["job-state-message"]?.string?.contains("cover") == true, "\(waiting)")
       try d.client().call("printers.simulate", ["printer": "sim:zebra", "fault": nil])
       try w.waitForJob(id)
       #expect(try Self.jobAttributes(client, id)["job-state"]?.integer == 9)
       #expect(d.simOutput("zebra", job: id, ext: "zpl") != nil)
+    }
+  }
+
+  /// A fault while a job prints stops it part-way: processing-stopped (RFC 8011 §5.3.7)
+  /// with the printer's reasons, then processing again once it clears, every copy printed
+  /// once.
+  @Test func aFaultMidJob_isProcessingStopped_untilItClears() throws {
+    // One label a second, so the fault comes between copies.
+    try Self.daemon(["--simulate", "slow=zpl,dpi=203,width=50.8,length=25.4,speed=60"]) { d in
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs", "alerts"]])
+      let client = IPPTestClient(port: try d.ippPort())
+      let label = try PDFWriter.document(pages: [IPPSamples.pattern(406, 203)], dpi: 203)
+      let id = try Self.jobID(
+        try Self.printJob(
+          client, "sim:slow", format: "application/pdf", label,
+          job: [IPPAttribute("copies", .integer(3))]))
+      _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["printed"] == .int(1) }
+      try d.client().call("printers.simulate", ["printer": "sim:slow", "fault": "mediaEmpty"])
+      _ = try w.waitFor("job") { $0["id"] == .int(id) && $0["state"] == "held" }
+      let stopped = try Self.jobAttributes(client, id, printer: "sim:slow")
+      #expect(stopped["job-state"]?.integer == 6, "\(stopped)")
+      #expect(stopped["job-state-reasons"]?.values.contains(.keyword("printer-stopped")) == true)
+      #expect(stopped["job-impressions-completed"]?.integer.map { $0 >= 1 && $0 < 3 } == true)
+      try d.client().call("printers.simulate", ["printer": "sim:slow", "fault": nil])
+      try w.waitForJob(id)
+      let done = try Self.jobAttributes(client, id, printer: "sim:slow")
+      #expect(done["job-state"]?.integer == 9 && done["job-impressions-completed"]?.integer == 3)
+      let zpl = String(decoding: d.simOutput("slow", job: id, ext: "zpl") ?? [], as: UTF8.self)
+      #expect(zpl.components(separatedBy: "^XA").count - 1 == 3)
     }
   }
 
