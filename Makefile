@@ -222,6 +222,7 @@ install-files:
 	install -D -m 0644 man/labeld.conf.5 $(DESTDIR)$(MANDIR)/man5/labeld.conf.5
 	install -D -m 0644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md
 	install -D -m 0644 docs/security.md $(DESTDIR)$(DOCDIR)/security.md
+	install -D -m 0644 docs/ipp.md $(DESTDIR)$(DOCDIR)/ipp.md
 	install -D -m 0644 systemd/labeld.conf.example $(DESTDIR)$(DOCDIR)/labeld.conf.example
 	@if [ ! -e $(DESTDIR)$(SYSCONFDIR)/labeld/labeld.conf ]; then \
 	  install -D -m 0644 systemd/labeld.conf.example $(DESTDIR)$(SYSCONFDIR)/labeld/labeld.conf; \

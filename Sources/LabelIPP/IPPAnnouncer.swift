@@ -80,6 +80,8 @@ final class IPPAnnouncer: Sendable {
       ("priority", "0"),
     ]
     if tls { txt.append(("TLS", "1.2")) }
+    // Bonjour Printing 1.2 §9.2.7: a client asks for a name and password before it prints.
+    txt.append(("air", attributes.signIn ? "username,password" : "none"))
     return DNSSDPublisher.Service(
       name: name, type: type, port: port,
       subtypes: ["_print._sub.\(type)", "_universal._sub.\(type)"], txt: txt)

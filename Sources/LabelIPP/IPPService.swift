@@ -192,7 +192,7 @@ final class IPPService: Sendable {
     var unsupported: [IPPAttribute] = []
   }
 
-  private func ticket(_ request: IPPRequest, needsFormat: Bool) -> Result<JobTicket, IPPAnswerBox> {
+  private func ticket(_ request: IPPRequest) -> Result<JobTicket, IPPAnswerBox> {
     var ticket = JobTicket()
     if let compression = request.operation("compression")?.string, compression != "none" {
       return .failure(
@@ -218,7 +218,6 @@ final class IPPService: Sendable {
       }
       ticket.format = known
     }
-    _ = needsFormat
     for attribute in request.job?.attributes ?? [] {
       switch attribute.name {
       case "copies":
@@ -330,7 +329,7 @@ final class IPPService: Sendable {
 
   private func validate(_ request: IPPRequest, _ target: Target) async -> IPPAnswer {
     let ticket: JobTicket
-    switch self.ticket(request, needsFormat: false) {
+    switch self.ticket(request) {
     case .success(let t): ticket = t
     case .failure(let box): return box.answer
     }
@@ -344,7 +343,7 @@ final class IPPService: Sendable {
 
   private func printJob(_ request: IPPRequest, _ target: Target) async -> IPPAnswer {
     let ticket: JobTicket
-    switch self.ticket(request, needsFormat: true) {
+    switch self.ticket(request) {
     case .success(let t): ticket = t
     case .failure(let box): return box.answer
     }
@@ -391,7 +390,7 @@ final class IPPService: Sendable {
 
   private func createJob(_ request: IPPRequest, _ target: Target) async -> IPPAnswer {
     let ticket: JobTicket
-    switch self.ticket(request, needsFormat: false) {
+    switch self.ticket(request) {
     case .success(let t): ticket = t
     case .failure(let box): return box.answer
     }
@@ -466,7 +465,7 @@ final class IPPService: Sendable {
       return await close(job, target, waiting)
     }
     var ticket = JobTicket()
-    switch self.ticket(request, needsFormat: true) {
+    switch self.ticket(request) {
     case .success(let t): ticket = t
     case .failure(let box): return box.answer
     }

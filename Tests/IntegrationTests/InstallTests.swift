@@ -49,6 +49,7 @@ import Testing
       ("usr/share/man/man8/labeld.8", 0o644), ("usr/share/man/man1/labelctl.1", 0o644),
       ("usr/share/man/man5/labeld.conf.5", 0o644),
       ("usr/share/doc/labeld/protocol.md", 0o644), ("usr/share/doc/labeld/security.md", 0o644),
+      ("usr/share/doc/labeld/ipp.md", 0o644),
       ("etc/labeld/labeld.conf", 0o644),
     ]
     for (path, mode) in expected {
