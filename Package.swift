@@ -226,6 +226,11 @@ let package = Package(
     .testTarget(
       name: "LabelIPPTests", dependencies: ["LabelIPP", "LabelCUPS", "LabelCore", "LabelTestKit"]),
     .testTarget(
+      name: "LabelPrintTests",
+      dependencies: [
+        "LabelPrint", "LabelCUPS", "LabelCore", "LabelLanguages", "LabelRender", "LabelTestKit",
+      ]),
+    .testTarget(
       name: "LabelServerTests",
       dependencies: [
         "LabelServer", "LabelCore", "LabelEvents", "LabelLog", "LabelPOSIX", "LabelTestKit",

@@ -68,6 +68,7 @@ struct chttp_request {
   int gone;                       // libmicrohttpd is done with it (the client left, or stop)
   int refs;                       // libmicrohttpd's and labeld's
   enum body_mode body;
+  int sink_open;       // labeld's sink has had neither its end nor its abandonment
   uint64_t discarded;  // bytes dropped after an early answer
   uint64_t tag;
 };
@@ -169,6 +170,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *connection, c
         return MHD_YES;
       }
       request->body = BODY_ENDED;
+      request->sink_open = 0;
       server->on_body(server->context, request->tag, NULL, 0, 1);
       return answer_or_wait(request);
     case BODY_ENDED:
@@ -188,13 +190,12 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **st
   *state = NULL;
   pthread_mutex_lock(&request->lock);
   request->gone = 1;
-  int waiting = !request->answered;
-  enum body_mode body = request->body;
+  int open = request->sink_open;
+  request->sink_open = 0;
   pthread_mutex_unlock(&request->lock);
-  // A body labeld was reading that will never end: it lets go of what it holds.
-  if (waiting && (body == BODY_RECEIVING || body == BODY_STARTING)) {
-    server->on_body(server->context, request->tag, NULL, 0, -1);
-  }
+  // A body labeld was reading that will never end (the client left, went quiet, or sent
+  // past the discard bound after an early answer): its sink lets go of what it holds.
+  if (open) server->on_body(server->context, request->tag, NULL, 0, -1);
   release(request);
 }
 
@@ -286,11 +287,13 @@ static void finish(chttp_request *request, unsigned status, struct MHD_Response 
   request->status = status;
   request->response = response;
   request->answered = 1;
-  if (request->suspended) {
-    request->suspended = 0;
-    MHD_resume_connection(request->connection);
-  }
+  int resume = request->suspended;
+  request->suspended = 0;
   pthread_mutex_unlock(&request->lock);
+  // Resumed outside the lock: libmicrohttpd takes its own locks in resume and calls
+  // on_completed under them, which takes this one. A suspended connection is not
+  // completed meanwhile (its thread does not touch it until it is resumed).
+  if (resume) MHD_resume_connection(request->connection);
   release(request);
 }
 
@@ -303,9 +306,10 @@ int chttp_read_body(chttp_request *request, uint64_t tag) {
   }
   request->tag = tag;
   request->body = BODY_STARTING;
+  request->sink_open = 1;
   request->suspended = 0;
-  MHD_resume_connection(request->connection);
   pthread_mutex_unlock(&request->lock);
+  MHD_resume_connection(request->connection);
   return 1;
 }
 

@@ -28,33 +28,54 @@ package struct IPPFraming: Sendable {
   package init(maxBytes: Int = 1 << 20) { self.maxBytes = maxBytes }
 
   /// Scans on from where the last call stopped. `bytes` is everything received so far.
+  ///
+  /// It accepts only what libcups reads the same way, so that the depth it counts is the
+  /// depth libcups will recurse to (a framing that reads a message differently from libcups
+  /// can be made to see one level where libcups sees thousands): no extension tag 0x7F
+  /// (RFC 8010 §3.5.2 reserves it, and libcups builds disagree on how to read it) and no
+  /// tag past it; inside a collection no group delimiter and no attribute name (members
+  /// are memberAttrName values, RFC 8010 §3.1.6); a begCollection value is empty; an
+  /// endCollection ends an open collection.
   package mutating func scan(_ bytes: [UInt8]) -> Outcome {
     if let done { return done }
     guard bytes.count >= 8 else { return .needMore }
     while true {
       guard offset < bytes.count else { return limit(.needMore) }
       let tag = bytes[offset]
-      if tag == 0x03 { return finish(.complete(end: offset + 1)) }
+      if tag == 0x03 {
+        guard depth == 0 else { return finish(.refused("a collection is not closed")) }
+        return finish(.complete(end: offset + 1))
+      }
       if tag < 0x10 {  // a group's delimiter
+        guard depth == 0 else { return finish(.refused("a group delimiter inside a collection")) }
         offset += 1
         continue
       }
-      var at = offset + 1
-      if tag == 0x7F {  // an extension: a 4-byte tag follows
-        at += 4
+      guard tag < 0x7F else {
+        return finish(.refused("value tag 0x\(String(tag, radix: 16)) is not one IPP clients send"))
       }
       // name-length, name, value-length, value.
+      var at = offset + 1
       guard at + 2 <= bytes.count else { return limit(.needMore) }
-      at += 2 + (Int(bytes[at]) << 8 | Int(bytes[at + 1]))
+      let nameLength = Int(bytes[at]) << 8 | Int(bytes[at + 1])
+      if depth > 0 && nameLength != 0 {
+        return finish(.refused("a named attribute inside a collection"))
+      }
+      at += 2 + nameLength
       guard at + 2 <= bytes.count else { return limit(.needMore) }
-      at += 2 + (Int(bytes[at]) << 8 | Int(bytes[at + 1]))
+      let valueLength = Int(bytes[at]) << 8 | Int(bytes[at + 1])
+      at += 2 + valueLength
       guard at <= bytes.count else { return limit(.needMore) }
       if tag == 0x34 {
+        guard valueLength == 0 else {
+          return finish(.refused("a begCollection value that is not empty"))
+        }
         depth += 1
         if depth > Self.maxDepth {
           return finish(.refused("collections nest more than \(Self.maxDepth) deep"))
         }
       } else if tag == 0x37 {
+        guard depth > 0 else { return finish(.refused("an endCollection outside a collection")) }
         depth -= 1
       }
       offset = at

@@ -30,11 +30,25 @@ package struct RasterError: Error, Sendable, Equatable {
 package enum RasterStream {
   package enum Format: Sendable { case pwg, urf }
 
+  /// What to do with the next page, asked before its pixels are read (by its number).
+  package enum PageChoice: Sendable, Equatable {
+    /// Read it, as grey, for `page`.
+    case read
+    /// Read past it (libcups must decode it to find the next), without making it grey.
+    case skip
+    /// Stop reading, for this reason (the reader's deadline passed).
+    case stop(String)
+  }
+
   /// Each page of `bytes` in turn, as grey, until `page` returns false. Refuses a page
-  /// past `maxPixels` (from its header), more than `maxPages` pages, a color space labeld
-  /// does not print, and a stream that ends early or is damaged.
+  /// past `maxPixels` (from its header), pages that come to more than `maxTotalPixels`
+  /// together (skipped ones too: decoding them costs the same), more than `maxPages`
+  /// pages, a color space labeld does not print, and a stream that ends early or is
+  /// damaged. A compressed stream is small for its pixels (a 32-million-pixel white page
+  /// takes a few KB), so these, not its size, bound what reading it costs.
   package static func read(
-    _ bytes: ArraySlice<UInt8>, maxPixels: Int, maxPages: Int, page: (RasterPage) -> Bool
+    _ bytes: ArraySlice<UInt8>, maxPixels: Int, maxPages: Int, maxTotalPixels: Int = .max,
+    choose: (Int) -> PageChoice = { _ in .read }, page: (RasterPage) -> Bool
   ) throws(RasterError) {
     do {
       try CUPSLibrary.requireForIPP()
@@ -48,6 +62,7 @@ package enum RasterStream {
     }
     defer { cupsRasterClose(stream) }
     var count = 0
+    var total = 0
     var header = cups_page_header2_t()
     while cupsRasterReadHeader2(stream, &header) != 0 {
       count += 1
@@ -60,13 +75,24 @@ package enum RasterStream {
         throw RasterError(
           message: "page \(count) is \(width) x \(height) pixels: more than \(maxPixels)")
       }
+      total += width * height
+      guard total <= maxTotalPixels else {
+        throw RasterError(
+          message: "the document's pages come to more than \(maxTotalPixels) pixels")
+      }
       let kind = try Kind(header, page: count)
       let lineBytes = Int(header.cupsBytesPerLine)
       guard lineBytes == (width * kind.bitsPerPixel + 7) / 8 else {
         throw RasterError(message: "page \(count) has a line length that does not fit its width")
       }
+      let wanted: Bool
+      switch choose(count) {
+      case .read: wanted = true
+      case .skip: wanted = false
+      case .stop(let why): throw RasterError(message: why)
+      }
       var line = [UInt8](repeating: 0, count: lineBytes)
-      var pixels = [UInt8](repeating: 255, count: width * height)
+      var pixels = wanted ? [UInt8](repeating: 255, count: width * height) : []
       for y in 0..<height {
         let read = line.withUnsafeMutableBufferPointer {
           cupsRasterReadPixels(stream, $0.baseAddress, UInt32(lineBytes))
@@ -74,8 +100,9 @@ package enum RasterStream {
         guard read == UInt32(lineBytes) else {
           throw RasterError(message: "page \(count) ends after \(y) of \(height) lines")
         }
-        kind.grey(line, into: &pixels, at: y * width, width: width)
+        if wanted { kind.grey(line, into: &pixels, at: y * width, width: width) }
       }
+      guard wanted else { continue }
       let more = page(
         RasterPage(
           width: width, height: height, xDPI: Int(header.HWResolution.0),

@@ -208,6 +208,9 @@ package final class HTTPServer: Sendable {
     chttp_stop(h.pointer)
   }
 
+  /// Bodies being read whose sinks have not heard their end (for tests: none may stay).
+  package var openSinks: Int { callbacks.openSinks }
+
   deinit { stop() }
 }
 
@@ -233,6 +236,8 @@ private final class HTTPCallbacks: Sendable {
   }
 
   func unregister(_ tag: UInt64) { _ = sinks.withLock { $0.removeValue(forKey: tag) } }
+
+  var openSinks: Int { sinks.withLock { $0.count } }
 
   /// The sink of `tag`; taken out of the table when the body is over.
   func sink(_ tag: UInt64, last: Bool) -> (any HTTPBodySink)? {

@@ -151,6 +151,14 @@ package final class IPPEndpoint: Sendable {
           body: Array("an IPP request (Content-Type: application/ipp) is expected here\n".utf8))
         return
       }
+      if let length = request.contentLength, length > settings.maxRequestBytes {
+        // Refused before a byte of it is read (413, RFC 9110 §15.5.14): past the request's
+        // limit, a refusal sent after reading would not reach a client still sending.
+        request.reply.respond(
+          status: 413, headers: [("Content-Type", "text/plain; charset=utf-8")],
+          body: Array("an IPP request may be at most \(settings.maxRequestBytes) bytes\n".utf8))
+        return
+      }
       let reader = IPPRequestReader(
         endpoint: self, reply: request.reply, caller: caller(request),
         base: base(request, listener, tls: tls), tls: tls, settings: settings)
@@ -163,7 +171,11 @@ package final class IPPEndpoint: Sendable {
   /// `ipp://HOST:PORT` as the client reached it (its Host header), for the URIs answered.
   private func base(_ request: HTTPRequest, _ listener: HTTPListener, tls: Bool) -> String {
     let scheme = tls ? "ipps" : "ipp"
-    if let host = request.host, !host.isEmpty, host.allSatisfy({ !$0.isWhitespace && $0 != "/" }) {
+    // A host name, an IPv4 address or a bracketed IPv6 one, and a port (RFC 9110 §7.2):
+    // nothing else is echoed into the URIs an answer carries.
+    if let host = request.host, !host.isEmpty, host.utf8.count <= 255,
+      host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-.:[]".contains($0)) })
+    {
       return "\(scheme)://\(host)"
     }
     return listener.isUnix ? "\(scheme)://localhost" : "\(scheme)://\(listener.bound)"

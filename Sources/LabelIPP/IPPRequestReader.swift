@@ -19,6 +19,8 @@ final class IPPRequestReader: HTTPBodySink, @unchecked Sendable {
 
   private struct State {
     var bytes: [UInt8] = []
+    /// The operation takes no document: what follows its attributes is dropped, unheld.
+    var dropping = false
     var framing = IPPFraming(maxBytes: 1 << 20)
     /// Where the attributes end, once framed, and the message libcups read from them.
     var message: (IPPMessage, end: Int)?
@@ -42,12 +44,23 @@ final class IPPRequestReader: HTTPBodySink, @unchecked Sendable {
 
   func receive(_ chunk: UnsafeRawBufferPointer) {
     let refusal: Refusal? = lock.withLock { s in
-      guard !s.done else { return nil }
+      guard !s.done, !s.dropping else { return nil }
       guard s.bytes.count + chunk.count <= settings.maxRequestBytes else {
         return finish(&s, .tooLarge)
       }
-      guard endpoint.take(chunk.count) else { return finish(&s, .busy) }
-      s.held += chunk.count
+      // What is held is charged as the memory it takes: the buffer's room, grown by
+      // doubling from what has arrived (a declared length takes nothing before its bytes
+      // come), never past the request's limit.
+      let needed = s.bytes.count + chunk.count
+      if needed > s.bytes.capacity {
+        let room = min(settings.maxRequestBytes, max(needed, s.bytes.capacity * 2))
+        let more = room - s.held
+        if more > 0 {
+          guard endpoint.take(more) else { return finish(&s, .busy) }
+          s.held += more
+        }
+        s.bytes.reserveCapacity(room)
+      }
       s.bytes.append(contentsOf: chunk)
       guard s.message == nil else { return nil }
       switch s.framing.scan(s.bytes) {
@@ -59,6 +72,15 @@ final class IPPRequestReader: HTTPBodySink, @unchecked Sendable {
           s.message = (message, end)
           // A print operation is checked for its sign-in before its document is read.
           if needsSignIn(message) { return finish(&s, .signIn) }
+          if !Self.carriesDocument(message) {
+            // Nothing after the attributes is used: it is not kept, and the room taken
+            // for it goes back (a query cannot hold the budget printers need).
+            s.dropping = true
+            s.bytes = Array(s.bytes[..<end])
+            let kept = min(s.held, s.bytes.capacity)
+            endpoint.giveBack(s.held - kept)
+            s.held = kept
+          }
           return nil
         } catch {
           return finish(&s, .malformed(error.message))
@@ -66,6 +88,13 @@ final class IPPRequestReader: HTTPBodySink, @unchecked Sendable {
       }
     }
     if let refusal { refuse(refusal) }
+  }
+
+  /// Print-Job and Send-Document carry a document after their attributes; nothing else
+  /// does (RFC 8011 §4.2).
+  static func carriesDocument(_ message: IPPMessage) -> Bool {
+    message.code == IPPOperation.printJob.rawValue
+      || message.code == IPPOperation.sendDocument.rawValue
   }
 
   func ended() {

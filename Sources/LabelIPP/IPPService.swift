@@ -308,10 +308,23 @@ final class IPPService: Sendable {
       owner: JobOwner(uid: getuid()), origin: origin(request))
   }
 
-  private func view(_ job: Job, _ target: Target, incoming: Bool? = nil) -> JobAttributes {
-    JobAttributes(
+  private func view(
+    _ job: Job, _ target: Target, incoming: Bool? = nil, for request: IPPRequest? = nil
+  ) -> JobAttributes {
+    var view = JobAttributes(
       job: job, printerURI: target.uri, incoming: incoming ?? jobStore.isIncoming(job.id),
       printerReasons: target.queue.snapshot.reasons, now: Int(Date().timeIntervalSince1970))
+    if let request { view.hidesNames = !Self.maySeeNames(of: job, request) }
+    return view
+  }
+
+  /// Whether `request`'s caller sees a job's name and user (as CUPS's JobPrivateValues):
+  /// anyone signed in with a token does, and so does the user who sent it; queries need no
+  /// sign-in, and a job's name ("invoice-4711.pdf") is not everyone's to read.
+  static func maySeeNames(of job: Job, _ request: IPPRequest) -> Bool {
+    let c = request.caller
+    if c.mayPrint || c.isAdmin || c.viewer { return true }
+    return job.origin?.kind == .ipp && job.origin?.user == request.user
   }
 
   private func format(of document: ArraySlice<UInt8>, _ ticket: JobTicket) -> Result<
@@ -509,7 +522,18 @@ final class IPPService: Sendable {
     case .success(let j): job = j
     case .failure(let box): return box.answer
     }
-    guard let waiting = incoming.withLock({ $0[job.id] }) else { return IPPAnswer(.ok) }
+    guard let waiting = incoming.withLock({ $0[job.id] }) else {
+      // A job still without its document that this front no longer waits for (it was
+      // never left so, but the store is what counts): ended, as Close-Job says.
+      if jobStore.isIncoming(job.id) {
+        let error = JobError(reason: .jobAborted, message: "the job was closed without a document")
+        if let ended = await print.jobs.endIncoming(job.id, .aborted, error: error) {
+          return IPPAnswer(
+            .ok, groups: [IPPAttributeGroup(.job, view(ended, target, incoming: false).created)])
+        }
+      }
+      return IPPAnswer(.ok)
+    }
     return await close(job, target, waiting)
   }
 
@@ -575,7 +599,7 @@ final class IPPService: Sendable {
   private func jobAttributes(_ request: IPPRequest, _ target: Target) async -> IPPAnswer {
     switch await namedJob(request, target) {
     case .success(let job):
-      let all = view(job, target).all
+      let all = view(job, target, for: request).all
       return IPPAnswer(.ok, groups: [IPPAttributeGroup(.job, select(all, request, default: nil))])
     case .failure(let box): return box.answer
     }
@@ -610,17 +634,24 @@ final class IPPService: Sendable {
     }
     let limit = min(max(1, request.operation("limit")?.integer ?? 500), 1000)
     let mine = request.operation("my-jobs")?.boolean ?? false
-    let page: [Job]
+    var listed: [Job] = []
     do {
-      page = try await jobStore.page(JobQuery(printer: target.id, states: states, limit: limit))
-        .jobs
+      // my-jobs picks from the printer's jobs a page at a time, up to `limit` of the
+      // caller's, reading at most ten pages: a request costs the same however long the
+      // history (the index pages; the caller's own are not indexed).
+      var query = JobQuery(printer: target.id, states: states, limit: limit)
+      for _ in 0..<(mine ? 10 : 1) {
+        let page = try await jobStore.page(query)
+        listed += mine ? page.jobs.filter { $0.origin?.user == request.user } : page.jobs
+        guard listed.count < limit, let next = page.next else { break }
+        query.after = next
+      }
     } catch {
       return IPPAnswer(.internalError, "cannot read labeld's jobs: \(error.message)")
     }
-    let listed = mine ? page.filter { $0.origin?.user == request.user } : page
-    let groups = listed.map { job in
+    let groups = listed.prefix(limit).map { job in
       IPPAttributeGroup(
-        .job, select(view(job, target).all, request, default: ["job-id", "job-uri"]))
+        .job, select(view(job, target, for: request).all, request, default: ["job-id", "job-uri"]))
     }
     return IPPAnswer(.ok, groups: groups)
   }

@@ -25,8 +25,9 @@ enum IPPOperation: Int, Sendable, CaseIterable {
   }
 }
 
-/// IPP status-codes (RFC 8011 §5.4.20, PWG 5100.x).
-enum IPPStatus: Int, Sendable {
+/// IPP status-codes (RFC 8011 §5.4.20, PWG 5100.x); `IPPStatusTests` checks each number
+/// against libcups's name for it.
+enum IPPStatus: Int, Sendable, CaseIterable {
   case ok = 0x0000
   case okIgnoredOrSubstituted = 0x0001
   case badRequest = 0x0400
@@ -35,13 +36,12 @@ enum IPPStatus: Int, Sendable {
   case notAuthorized = 0x0403
   case notPossible = 0x0404
   case notFound = 0x0406
-  case requestEntityTooLarge = 0x0409
+  case requestEntityTooLarge = 0x0408
   case documentFormatNotSupported = 0x040A
   case attributesOrValuesNotSupported = 0x040B
   case charsetNotSupported = 0x040D
   case compressionNotSupported = 0x040F
-  case documentFormatError = 0x0410
-  case multipleDocumentJobsNotSupported = 0x0416
+  case documentFormatError = 0x0411
   case internalError = 0x0500
   case operationNotSupported = 0x0501
   case versionNotSupported = 0x0503
@@ -49,6 +49,7 @@ enum IPPStatus: Int, Sendable {
   case notAcceptingJobs = 0x0506
   case busy = 0x0507
   case jobCanceled = 0x0508
+  case multipleDocumentJobsNotSupported = 0x0509
   case tooManyJobs = 0x050B
 
   /// The one table from labeld's errors (the print service speaks `RPCError`) to IPP's.

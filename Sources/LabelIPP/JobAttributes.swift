@@ -11,6 +11,8 @@ struct JobAttributes {
   /// Its printer's faults, while it is held by them.
   var printerReasons: [Reason]
   var now: Int
+  /// The job's name and user are not the caller's to see: "job N" and "anonymous" instead.
+  var hidesNames = false
 
   var uri: String { "\(printerURI)/\(job.id)" }
 
@@ -63,9 +65,13 @@ struct JobAttributes {
     return out
   }
 
-  var name: String { job.origin?.name ?? "job \(job.id)" }
+  var name: String {
+    if hidesNames { return "job \(job.id)" }
+    return job.origin?.name ?? "job \(job.id)"
+  }
 
   var user: String {
+    if hidesNames { return "anonymous" }
     if let user = job.origin?.user, !user.isEmpty { return user }
     return "uid \(job.owner.uid)"
   }

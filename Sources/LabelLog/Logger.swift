@@ -76,7 +76,27 @@ public struct Logger: Sendable {
 
   @inline(__always)
   public func log(_ l: LogLevel, _ message: @autoclosure () -> String) {
-    if l <= level { sink.write(level: l, message()) }
+    if l <= level { sink.write(level: l, Self.oneLine(message())) }
+  }
+
+  /// One message, one line: control characters (a newline in a name a peer sent) are
+  /// written as escapes, so no one can start a line of their own, with a priority journald
+  /// reads (`<3>`), in labeld's log.
+  public static func oneLine(_ message: String) -> String {
+    guard message.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return message }
+    var out = ""
+    out.reserveCapacity(message.utf8.count + 8)
+    for scalar in message.unicodeScalars {
+      switch scalar.value {
+      case 0x0A: out += "\\n"
+      case 0x0D: out += "\\r"
+      case 0x09: out += "\\t"
+      case 0..<0x20, 0x7F:
+        out += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
   }
   public func error(_ m: @autoclosure () -> String) { log(.error, m()) }
   public func warning(_ m: @autoclosure () -> String) { log(.warning, m()) }

@@ -20,6 +20,8 @@ public enum ChildProcess {
     public var timedOut: Bool
     /// Its output passed the limit and it was killed.
     public var outputTooLarge: Bool
+    /// Its pipes could not be read (poll or read failed): it was killed, its output not whole.
+    public var readFailed = false
   }
 
   /// Runs `executable` with `arguments` (no shell), `input` as its standard input and an
@@ -86,6 +88,10 @@ public enum ChildProcess {
     let deadline = Monotonic.now + seconds
     var open = [out[0], err[0]]
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    // Ends with both pipes at their end; any other way out (the deadline, too much
+    // output, a failing poll or read) kills the child, so the wait below cannot hang and
+    // a child's output is never taken as whole when it was not read to its end.
+    var broken = false
     while !open.isEmpty {
       let left = deadline - Monotonic.now
       if left <= 0 {
@@ -93,10 +99,17 @@ public enum ChildProcess {
         break
       }
       var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-      let ready = poll(&fds, nfds_t(fds.count), Int32(min(left * 1000, 1000)) + 1)
-      if ready < 0 && errno != EINTR { break }
+      let ready = retryingEINTR { poll(&fds, nfds_t(fds.count), Int32(min(left * 1000, 1000)) + 1) }
+      if ready.result < 0 {
+        broken = true
+        break
+      }
       for p in fds where p.revents != 0 {
-        let n = chunk.withUnsafeMutableBytes { read(p.fd, $0.baseAddress, $0.count) }
+        let (n, failure) = retryingEINTR {
+          chunk.withUnsafeMutableBytes { read(p.fd, $0.baseAddress, $0.count) }
+        }
+        if n < 0 && failure == EAGAIN { continue }
+        if n < 0 { broken = true }
         if n <= 0 {
           open.removeAll { $0 == p.fd }
         } else if p.fd == out[0] {
@@ -110,7 +123,8 @@ public enum ChildProcess {
         }
       }
     }
-    if outcome.timedOut || outcome.outputTooLarge { kill(pid, SIGKILL) }
+    outcome.readFailed = broken
+    if outcome.timedOut || outcome.outputTooLarge || broken || !open.isEmpty { kill(pid, SIGKILL) }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.

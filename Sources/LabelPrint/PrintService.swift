@@ -147,11 +147,20 @@ package struct PrintService: Sendable {
   /// waiting for a document; 1001 when its printer has gone.
   package func attachDocument(_ job: Job, _ input: DocumentInput) async throws(RPCError) -> Job {
     guard let queue = jobs.printers.queue(job.printer) else {
+      await endUnattached(job, "its printer \(job.printer) went away before its document came")
       throw .printerNotFound(job.printer)
     }
     switch await convert(input, for: queue) {
     case .success(let bytes):
-      return try await jobs.attach(job.id, document: .native(bytes))
+      do {
+        return try await jobs.attach(job.id, document: .native(bytes))
+      } catch {
+        // Refused (the queue's bytes bound) or not stored: the job cannot get this document
+        // and no other may come (one document a job), so it ends here, saying why, rather
+        // than wait for ever holding its place in the queue's bounds.
+        await endUnattached(job, error.message)
+        throw error
+      }
     case .failure(let failure):
       // The job exists: what keeps its document from printing ends it, whatever it is.
       let error: JobError
@@ -166,5 +175,12 @@ package struct PrintService: Sendable {
       }
       return ended
     }
+  }
+
+  /// Ends a job whose document could not be attached: aborted, with why.
+  private func endUnattached(_ job: Job, _ why: String) async {
+    _ = await jobs.endIncoming(
+      job.id, .aborted,
+      error: JobError(reason: .jobRejected, message: "its document was not kept: \(why)"))
   }
 }

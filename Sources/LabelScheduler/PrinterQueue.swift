@@ -28,6 +28,9 @@ package actor PrinterQueue: PrinterStatusSink {
   private var cancelRequest = CancelRequest()
   /// Jobs whose document could not be read back (`park`), with the wait before the next try.
   private var parked: [Int: Duration] = [:]
+  /// Jobs cancelled after they were stored and before they reached `enqueue` (a Cancel-Job
+  /// between an IPP Send-Document's store and its enqueue): passed over when they come.
+  private var canceledAhead: Set<Int> = []
   private var faults: [Reason] = []
   /// Something the worker waits for happened (a job queued, a fault cleared, a cancel,
   /// a drain): one buffered wake-up, which the worker, the stream's one reader, takes.
@@ -118,6 +121,7 @@ package actor PrinterQueue: PrinterStatusSink {
 
   /// Queues an accepted job (already stored as pending).
   package func enqueue(_ job: Int) {
+    if canceledAhead.remove(job) != nil { return }
     fifo.append(job)
     refreshAlert()
     wake()
@@ -181,7 +185,13 @@ package actor PrinterQueue: PrinterStatusSink {
       refreshAlert()
       return job
     }
-    return nil
+    // Stored and on its way here: cancelled now (marked first, so an enqueue while the
+    // state is written passes over it too).
+    guard let live = jobs.live(jobID), live.printer == id, !live.state.isTerminal else {
+      return nil
+    }
+    canceledAhead.insert(jobID)
+    return await updateJob(jobID) { $0.state = .canceled }
   }
 
   // MARK: the worker

@@ -322,7 +322,7 @@ import Testing
             IPPAttribute("job-id", .integer(Int32(id))),
             IPPAttribute("last-document", .boolean(true)),
           ]), document: label)
-      #expect(again.status == 0x0416)
+      #expect(again.status == 0x0509)
       // Canceled over the socket: IPP says canceled.
       try d.client().call("jobs.cancel", ["job": .int(id)])
       #expect(try Self.jobAttributes(client, id)["job-state"]?.integer == 7)
@@ -351,6 +351,66 @@ import Testing
 
   /// A job made by Create-Job whose document never comes: aborted at the next start if
   /// labeld stops first.
+  /// Found by review: a document Send-Document could not attach (past the queue's bytes
+  /// bound) left its Create-Job job waiting for ever, holding its place in the bounds.
+  /// Now the job ends aborted, saying why, and its place is free.
+  @Test func aDocumentPastTheBytesBound_endsItsCreatedJob() throws {
+    try Self.daemon(["--max-queued-bytes", "1M"]) { d in
+      let client = IPPTestClient(port: try d.ippPort())
+      let port = client.port
+      let id = try Self.jobID(
+        try client.send(IPPTestClient.request(0x0005, printer: "sim:zebra", port: port)))
+      // 150 labels of noise: some 3 MB once they are ZPL.
+      var g = SeededGenerator(seed: 5)
+      let pages = (0..<150).map { _ in
+        Bitmap(
+          width: 406, height: 203,
+          bytes: (0..<(51 * 203)).map { _ in UInt8.random(in: 0...255, using: &g) })
+      }
+      let raster = try IPPSamples.raster(pages, dpi: 203, format: .pwg)
+      let sent = try client.send(
+        IPPTestClient.request(
+          0x0006, printer: "sim:zebra", port: port,
+          operationAttributes: [
+            IPPAttribute("job-id", .integer(Int32(id))),
+            IPPAttribute("last-document", .boolean(true)),
+          ]), document: raster)
+      #expect(sent.status == 0x050B, "\(sent)")
+      let job = try Self.jobAttributes(client, id)
+      #expect(job["job-state"]?.integer == 8, "\(job)")
+      #expect(job["job-state-message"]?.string?.contains("not kept") == true, "\(job)")
+      let small = try PDFWriter.document(pages: [IPPSamples.pattern(406, 203)], dpi: 203)
+      #expect(try Self.printJob(client, format: "application/pdf", small).status == 0)
+    }
+  }
+
+  /// Queries need no sign-in, but a job's name and user are not everyone's to read (as
+  /// CUPS's JobPrivateValues): without a token they read "job N" and "anonymous".
+  @Test func jobNames_areShownToThoseSignedIn() throws {
+    try Self.daemon(access: "operator") { d in
+      let port = try d.ippPort()
+      let token = try d.token("desk", role: "operator")
+      let label = try PDFWriter.document(pages: [IPPSamples.pattern(406, 203)], dpi: 203)
+      let signedIn = IPPTestClient(port: port, credentials: ("alice", token))
+      let id = try Self.jobID(
+        try Self.printJob(signedIn, format: "application/pdf", label, name: "invoice-4711.pdf"))
+      let theirs = try Self.jobAttributes(signedIn, id)
+      #expect(theirs["job-name"]?.string == "invoice-4711.pdf")
+      #expect(theirs["job-originating-user-name"]?.string == "alice")
+      let anyone = try Self.jobAttributes(IPPTestClient(port: port), id)
+      #expect(anyone["job-name"]?.string == "job \(id)")
+      #expect(anyone["job-originating-user-name"]?.string == "anonymous")
+      let listed = try IPPTestClient(port: port).send(
+        IPPTestClient.request(
+          0x000A, printer: "sim:zebra", port: port,
+          operationAttributes: [
+            IPPAttribute("which-jobs", .keyword("all")),
+            IPPAttribute("requested-attributes", .keyword("job-name")),
+          ]))
+      #expect(listed.groups(.job).map { $0["job-name"]?.string } == ["job \(id)"])
+    }
+  }
+
   @Test func aJobWithoutItsDocument_isAbortedAtTheNextStart() throws {
     let dir = DaemonProcess.makeTempDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }

@@ -108,6 +108,54 @@ import Testing
     #expect(throws: Never.self) { _ = try IPPCodec.decode(ten[..<end]) }
   }
 
+  /// A review found a message that the framing read one way and Debian's libcups
+  /// another: tag 0x7F (which the framing took as an extension with a 4-byte tag and
+  /// libcups as a one-byte value tag) put thousands of begCollections where the framing
+  /// saw a name; 95 KB of it crashed labeld. Such tags are refused now, and a property
+  /// holds for that message and its mutations: whatever the framing lets through, libcups
+  /// reads with collections at most 10 deep.
+  @Test func aMessageTheFramingReadsDifferently_isRefused() throws {
+    let unit: [UInt8] = [0x34, 0, 0, 0, 0, 0x4A, 0, 0, 0, 1, 0x58]
+    func attribute(_ tag: UInt8, _ name: String, _ value: [UInt8] = []) -> [UInt8] {
+      [tag, UInt8(name.utf8.count >> 8), UInt8(name.utf8.count & 0xFF)] + Array(name.utf8)
+        + [UInt8(value.count >> 8), UInt8(value.count & 0xFF)] + value
+    }
+    var bytes: [UInt8] = [2, 0, 0, 0x0B, 0, 0, 0, 1, 0x01]
+    bytes += attribute(0x47, "attributes-charset", Array("utf-8".utf8))
+    bytes += attribute(0x48, "attributes-natural-language", Array("en".utf8))
+    bytes += attribute(0x34, "a") + attribute(0x4A, "", [0x62])
+    // As the framing read it: 7F, a 4-byte tag, a name 0x4A00 bytes long, a value; as
+    // libcups reads it: a 7F value, a member name, then nested collections.
+    bytes += [0x7F, 0, 0, 0, 0, 0x4A, 0, 0, 0, 1, 0x63]
+    for _ in 0..<2000 { bytes += unit }
+    bytes += attribute(0x21, "", [0, 0, 0, 1]) + [0x03]
+    var framing = IPPFraming()
+    guard case .refused = framing.scan(bytes) else {
+      Issue.record("the framing let it through")
+      return
+    }
+    func depth(_ values: [IPPValue]) -> Int {
+      values.map { value in
+        guard case .collection(let members) = value else { return 0 }
+        return 1 + (members.map { depth($0.values) }.max() ?? 0)
+      }.max() ?? 0
+    }
+    var g = SeededGenerator(seed: 11)
+    for _ in 0..<2000 {
+      var mutated = bytes
+      for _ in 0..<Int.random(in: 1...4, using: &g) {
+        let i = Int.random(in: 8..<mutated.count, using: &g)
+        mutated[i] = [0x34, 0x37, 0x4A, 0x7F, 0x00, 0x03, 0x01][Int.random(in: 0...6, using: &g)]
+      }
+      var f = IPPFraming()
+      guard case .complete(let end) = f.scan(mutated),
+        let message = try? IPPCodec.decode(mutated[..<end])
+      else { continue }
+      let deepest = message.groups.flatMap(\.attributes).map { depth($0.values) }.max() ?? 0
+      #expect(deepest <= IPPFraming.maxDepth)
+    }
+  }
+
   @Test func attributesPastTheBound_andNonsense_areRefused() throws {
     var big = IPPFraming(maxBytes: 1000)
     let long = IPPMessage(

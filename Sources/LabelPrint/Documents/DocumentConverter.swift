@@ -96,15 +96,23 @@ package struct DocumentConverter: Sendable {
       return [try Self.place(page, settings, area, .ordered)]
     case .pwgRaster, .urf:
       var labels: [Bitmap] = []
-      var number = 0
       var dots = 0
       var failure: DocumentFailure?
+      // Read in this process (libcups decodes, each page checked first), so bounded here:
+      // its pixels together, and the same time a PDF's renderer has.
+      let deadline = ContinuousClock.now + .seconds(limits.pdfSeconds)
       do throws(RasterError) {
         try RasterStream.read(
-          document.bytes[...], maxPixels: LabelRasteriser.maxPixels, maxPages: limits.maxPages
+          document.bytes[...], maxPixels: LabelRasteriser.maxPixels, maxPages: limits.maxPages,
+          maxTotalPixels: limits.maxRasterPixels,
+          choose: { n in
+            guard ContinuousClock.now < deadline else {
+              return .stop(
+                "the document took more than \(Int(limits.pdfSeconds)) s to read; it was stopped")
+            }
+            return settings.includes(n) ? .read : .skip
+          }
         ) { raster in
-          number += 1
-          guard settings.includes(number) else { return true }
           let page = DocumentPage(
             width: raster.width, height: raster.height, grey: raster.pixels,
             xDPI: raster.xDPI > 0 ? raster.xDPI : nil, yDPI: raster.yDPI > 0 ? raster.yDPI : nil)

@@ -78,6 +78,9 @@ package struct DocumentFailure: Error, Sendable, Equatable {
 package struct DocumentLimits: Sendable, Equatable {
   package var maxPages = 500
   package var maxDots = 1 << 28
+  /// The pixels a raster document's pages may come to, skipped pages too: what reading it
+  /// costs (500 pages of 4 x 6 in at 203 dpi are 0.5 G).
+  package var maxRasterPixels = 1 << 29
   /// The process that draws a PDF: its address space, its CPU seconds and its wall time.
   package var pdfMemoryBytes = 1 << 30
   package var pdfCPUSeconds = 30

@@ -138,6 +138,9 @@ enum PDFInWorker {
       throw DocumentFailure(
         .unprintable, "the PDF took more than \(Int(limits.pdfSeconds)) s to draw; it was stopped")
     }
+    if outcome.readFailed {
+      throw DocumentFailure(.unprintable, "labeld could not read its PDF renderer's answer")
+    }
     if outcome.outputTooLarge {
       throw DocumentFailure(
         .unprintable, "the PDF's labels come to more than \(limits.maxDots) dots")

@@ -96,7 +96,10 @@ public enum PageLayout {
     if let length = area.length {
       height = length
     } else {
-      height = max(1, min(area.maxLength, Int((h * scale).rounded())))
+      // A page of no size (or an absurd one, a PDF's MediaBox says what it likes) must not
+      // trap the conversion: its length is clamped before it is made an Int.
+      let length = (h * scale).rounded()
+      height = length.isFinite ? max(1, min(area.maxLength, Int(min(length, 1e9)))) : 1
     }
     return PagePlacement(
       quarterTurns: turns, scale: scale, x: (across - w * scale) / 2,
