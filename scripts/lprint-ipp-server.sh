@@ -13,7 +13,7 @@ mkdir -p "$dir/out" "$dir/spool"
 cat >"$dir/run.sh" <<SCRIPT
 export HOME=$dir
 mount -t tmpfs tmpfs /run
-lprint server -o spool-directory=$dir/spool -o server-port=$port -o log-level=info >$dir/server.log 2>&1 &
+lprint server -o spool-directory=$dir/spool -o server-port=$port -o log-level=warn >$dir/server.log 2>&1 &
 for i in \$(seq 1 100); do [ -S /run/lprint.sock ] && break; sleep 0.1; done
 lprint add -d peer -v file://$dir/out -m $driver >/dev/null
 echo ready

@@ -317,6 +317,8 @@ public final class Daemon: Sendable {
         }
       })
     if config.restAfter > .zero {
+      // Kept while working, handed back at rest: only with the hand-back running.
+      RestingMemory.keepWhileWorking()
       parts.start(
         LoopService("memory at rest") { [config, log] in
           await Self.handBackAtRest(after: config.restAfter, log: log)

@@ -30,10 +30,9 @@ enum GreyPNG {
     return false
   }
 
-  /// The dots of `png` (black where the grey is at most 127, as cairo's way finds them:
-  /// its grey g becomes (g, g, g), whose luminance is g), or nil to go through cairo.
+  /// The grey of `png`, 8 bits a pixel as stored (0 black), or nil to go through cairo.
   /// The caller has checked the size the header declares.
-  static func dots(_ png: [UInt8], width: Int, height: Int) -> Bitmap? {
+  static func grey(_ png: [UInt8], width: Int, height: Int) -> [UInt8]? {
     guard isPlainGrey(png), DrawingLibraries.havePNG() else { return nil }
     var image = png_image()
     image.version = UInt32(PNG_IMAGE_VERSION)
@@ -54,6 +53,14 @@ enum GreyPNG {
       png_image_finish_read(&image, nil, $0.baseAddress, 0, nil)
     }
     guard finished != 0 else { return nil }
+    return grey
+  }
+
+  /// The dots of `png` (black where the grey is at most 127, as cairo's way finds them:
+  /// its grey g becomes (g, g, g), whose luminance is g), or nil to go through cairo.
+  /// The caller has checked the size the header declares.
+  static func dots(_ png: [UInt8], width: Int, height: Int) -> Bitmap? {
+    guard let grey = grey(png, width: width, height: height) else { return nil }
     let bytesPerRow = (width + 7) / 8
     var bytes = [UInt8](repeating: 0, count: bytesPerRow * height)
     grey.withUnsafeBufferPointer { pixels in

@@ -38,10 +38,18 @@ public enum PNGCodec {
 
   /// The image's ink (255 = black) composited over white paper, one byte per pixel.
   public static func decodeInk(_ png: [UInt8]) throws(ImageError) -> InkImage {
-    try decodePixels(png) { pixels in
+    let (w, h) = try checkedSize(png)
+    // An 8-bit grey PNG straight from libpng: its grey g is cairo's (g, g, g), ink 255 - g.
+    if let grey = GreyPNG.grey(png, width: w, height: h) {
+      return InkImage(width: w, height: h, ink: InkImage.inverted(grey))
+    }
+    return try decodePixels(png) { pixels in
       var ink = [UInt8](repeating: 0, count: pixels.width * pixels.height)
-      for y in 0..<pixels.height {
-        for x in 0..<pixels.width { ink[y * pixels.width + x] = pixels.ink(x, y) }
+      ink.withUnsafeMutableBufferPointer { out in
+        for y in 0..<pixels.height {
+          let row = y * pixels.width
+          for x in 0..<pixels.width { out[row + x] = pixels.ink(x, y) }
+        }
       }
       return InkImage(width: pixels.width, height: pixels.height, ink: ink)
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LabelKit
+import LabelPOSIX
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -107,4 +108,53 @@ func stopDaemon(_ p: Process) {
   guard p.isRunning else { return }
   p.terminate()
   p.waitUntilExit()
+}
+
+/// A port free now on 127.0.0.1.
+func freePort() -> Int {
+  let fd = try? TCPListener.listen(host: "127.0.0.1", port: 0)
+  defer { if let fd { close(fd) } }
+  return fd.flatMap { TCPListener.port(of: $0) } ?? 18_000
+}
+
+/// An 8-bit grey PNG with boxes, `dpi` in its pHYs chunk.
+func greyPNG(width: Int, height: Int, dpi: Int, to path: String) throws {
+  let script = """
+    import struct, sys, zlib
+    w, h, dpi = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    rows = []
+    for y in range(h):
+        r = bytearray([255]) * w
+        for i in range(30):
+            x0, y0 = (i * 37) % (w - 80), (i * 53) % (h - 40)
+            if y0 <= y < y0 + 40:
+                r[x0:x0 + 70] = bytes(70)
+        rows.append(b"\\0" + bytes(r))
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+    ppm = round(dpi / 0.0254)
+    png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+    png += chunk(b"pHYs", struct.pack(">IIB", ppm, ppm, 1)) + chunk(b"IDAT", zlib.compress(b"".join(rows)))
+    open(sys.argv[4], "wb").write(png + chunk(b"IEND", b""))
+    """
+  guard
+    run("/usr/bin/python3", ["-c", script, String(width), String(height), String(dpi), path]) != nil
+  else { throw BenchError.failed("cannot write \(path)") }
+}
+
+/// Runs `path` with `arguments` (at most 120 s); its stdout, or nil when it failed.
+func run(_ path: String, _ arguments: [String]) -> String? {
+  let p = Process()
+  p.executableURL = URL(fileURLWithPath: path)
+  p.arguments = arguments
+  let out = Pipe()
+  p.standardOutput = out
+  p.standardError = FileHandle.nullDevice
+  do { try p.run() } catch { return nil }
+  let killer = DispatchWorkItem { if p.isRunning { p.terminate() } }
+  DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: killer)
+  let data = out.fileHandleForReading.readDataToEndOfFile()
+  p.waitUntilExit()
+  killer.cancel()
+  return p.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
 }

@@ -15,13 +15,6 @@ import Synchronization
 // (same labeld, runs interleaved), one alert's fan-out to 1,000 WebSocket subscribers, and
 // labeld's memory at rest with the endpoint on and off.
 
-/// A port free now on 127.0.0.1.
-private func freePort() -> Int {
-  let fd = try? TCPListener.listen(host: "127.0.0.1", port: 0)
-  defer { if let fd { close(fd) } }
-  return fd.flatMap { TCPListener.port(of: $0) } ?? 18_000
-}
-
 /// One connection of the comparison, the client's part as thin as it can be for both
 /// transports: a request prebuilt once, the answer read up to its end and not parsed, so
 /// what is measured is labeld (the bench shares labeld's two cores).

@@ -65,6 +65,7 @@ let sections: [Section] = [
   Section(name: "peers", title: "The same labels through LPrint", timeout: 400) {
     try peerSection()
   },
+  Section(name: "ipp", title: "IPP front, against LPrint 1.1", timeout: 600) { try ippSection() },
   Section(name: "net", title: "Network printer (emulated Zebra on 127.0.0.1)", timeout: 300) {
     try networkSection()
   },

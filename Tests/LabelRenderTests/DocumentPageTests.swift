@@ -82,6 +82,38 @@ import Testing
     #expect(drawn.bitmap(.threshold) == label)
   }
 
+  /// The fast ways (eight pixels a byte; a page placed one to one copied, not drawn) give
+  /// the dots the plain ways give, whatever the widths and offsets.
+  @Test func fastPaths_giveTheDotsThePlainWaysGive() throws {
+    var g = SeededGenerator(seed: 23)
+    for _ in 0..<200 {
+      let w = Int.random(in: 1...40, using: &g)
+      let h = Int.random(in: 1...12, using: &g)
+      let ink = InkImage(
+        width: w, height: h, ink: (0..<(w * h)).map { _ in UInt8.random(in: 0...255, using: &g) })
+      for halftone in [Halftone.threshold, .ordered] {
+        let dots = ink.bitmap(halftone)
+        for y in 0..<h {
+          for x in 0..<w {
+            let level = Int(ink.ink[y * w + x])
+            let black =
+              halftone == .threshold
+              ? level >= 128 : level > Int(InkImage.bayer[(y & 7) << 3 | (x & 7)]) * 4 + 2
+            #expect(dots[x, y] == black, "\(w)x\(h) \(halftone) at \(x),\(y)")
+          }
+        }
+      }
+      // Copied onto a label at whole-dot offsets: what cairo draws there.
+      let label = (w: Int.random(in: 1...48, using: &g), h: Int.random(in: 1...16, using: &g))
+      let at = (x: Int.random(in: -8...12, using: &g), y: Int.random(in: -4...6, using: &g))
+      let placement = PagePlacement(
+        quarterTurns: 0, scale: 1, x: Double(at.x), y: Double(at.y), width: label.w,
+        height: label.h)
+      let page = DocumentPage(ink: ink, xDPI: nil, yDPI: nil)
+      #expect(try page.placed(placement) == PagePainter.paint(ink, placement))
+    }
+  }
+
   @Test func landscape_turnsThePageCounterClockwise() throws {
     let page = Self.pattern(203, 406)
     let p = PageLayout.place(

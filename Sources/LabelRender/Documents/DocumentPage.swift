@@ -16,7 +16,7 @@ public struct DocumentPage: Sendable, Equatable {
   /// From 8-bit grey (0 black).
   public init(width: Int, height: Int, grey: [UInt8], xDPI: Int?, yDPI: Int?) {
     self.init(
-      ink: InkImage(width: width, height: height, ink: grey.map { 255 - $0 }), xDPI: xDPI,
+      ink: InkImage(width: width, height: height, ink: InkImage.inverted(grey)), xDPI: xDPI,
       yDPI: yDPI)
   }
 }
@@ -31,6 +31,15 @@ public enum Halftone: Sendable, Equatable {
 }
 
 extension InkImage {
+  /// Grey (0 black) as ink (0 paper): 255 - g, which for a byte is its complement.
+  public static func inverted(_ grey: [UInt8]) -> [UInt8] {
+    var ink = grey
+    ink.withUnsafeMutableBufferPointer { p in
+      for i in p.indices { p[i] = ~p[i] }
+    }
+    return ink
+  }
+
   /// The dots of this ink.
   public func bitmap(_ halftone: Halftone) -> Bitmap {
     let bytesPerRow = (width + 7) / 8
@@ -39,17 +48,41 @@ extension InkImage {
       bytes.withUnsafeMutableBufferPointer { out in
         for y in 0..<height {
           let row = y * width
-          let base = y * bytesPerRow
-          for x in 0..<width {
-            let level = Int(ink[row + x])
-            let black: Bool
-            switch halftone {
-            case .threshold: black = level >= 128
-            case .ordered:
-              // Thresholds 2..254 in the Bayer order: 0 stays paper, 255 stays black.
-              black = level > Int(Self.bayer[(y & 7) << 3 | (x & 7)]) * 4 + 2
+          var index = y * bytesPerRow
+          var x = 0
+          // Eight pixels a byte; the halftone chosen once a row, not once a pixel.
+          switch halftone {
+          case .threshold:
+            // Ink of at least 128 is its top bit: eight pixels a byte without a branch.
+            guard let p = ink.baseAddress.map({ $0 + row }) else { break }
+            while x + 8 <= width {
+              let q = p + x
+              let high =
+                (q[0] & 0x80) | (q[1] & 0x80) >> 1 | (q[2] & 0x80) >> 2 | (q[3] & 0x80) >> 3
+              let low = (q[4] & 0x80) >> 4 | (q[5] & 0x80) >> 5 | (q[6] & 0x80) >> 6 | q[7] >> 7
+              out[index] = high | low
+              index += 1
+              x += 8
             }
-            if black { out[base + (x >> 3)] |= 0x80 >> UInt8(x & 7) }
+            if x < width {
+              var byte: UInt8 = 0
+              for i in x..<width where p[i] >= 128 { byte |= 0x80 >> UInt8(i - x) }
+              out[index] = byte
+            }
+          case .ordered:
+            // Thresholds 2..254 in the Bayer order: 0 stays paper, 255 stays black.
+            let bayerRow = (y & 7) << 3
+            while x < width {
+              var byte: UInt8 = 0
+              let end = min(width, x + 8)
+              for i in x..<end
+              where Int(ink[row + i]) > Int(Self.bayer[bayerRow | (i & 7)]) * 4 + 2 {
+                byte |= 0x80 >> UInt8(i - x)
+              }
+              out[index] = byte
+              index += 1
+              x = end
+            }
           }
         }
       }

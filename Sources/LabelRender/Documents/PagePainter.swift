@@ -126,7 +126,16 @@ extension Canvas {
 extension DocumentPage {
   /// The page placed on a label, as ink.
   public func placed(_ placement: PagePlacement) throws(ImageError) -> InkImage {
-    try PagePainter.paint(ink, placement)
+    // At its own size, unturned, on whole dots: cairo would copy it, so it is copied here
+    // (a PWG or PNG label made for the printer is the common case, and the costly one).
+    if placement.quarterTurns % 4 == 0, placement.scale == 1,
+      placement.x == placement.x.rounded(), placement.y == placement.y.rounded(),
+      abs(placement.x) < 1e6, abs(placement.y) < 1e6
+    {
+      return ink.copied(
+        onto: placement.width, placement.height, at: Int(placement.x), Int(placement.y))
+    }
+    return try PagePainter.paint(ink, placement)
   }
 }
 
@@ -134,5 +143,24 @@ extension PDFDocument {
   /// Page `index` placed on a label, as ink.
   public func page(_ index: Int, placed placement: PagePlacement) throws(ImageError) -> InkImage {
     try PagePainter.paint(self, page: index, placement)
+  }
+}
+
+extension InkImage {
+  /// This ink on a `width` x `height` label with its top left corner at (`x`, `y`), what
+  /// falls outside cut off.
+  func copied(onto width: Int, _ height: Int, at x: Int, _ y: Int) -> InkImage {
+    if x == 0, y == 0, width == self.width, height == self.height { return self }
+    var out = [UInt8](repeating: 0, count: width * height)
+    let from = max(0, -x)
+    let to = min(self.width, width - x)
+    if from < to {
+      for row in max(0, -y)..<max(max(0, -y), min(self.height, height - y)) {
+        let source = row * self.width
+        let target = (row + y) * width + x
+        out.replaceSubrange(target + from..<target + to, with: ink[source + from..<source + to])
+      }
+    }
+    return InkImage(width: width, height: height, ink: out)
   }
 }
