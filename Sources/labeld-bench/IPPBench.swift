@@ -149,14 +149,20 @@ private func burst(_ target: IPPTarget, _ format: String, _ document: [UInt8], c
   let t0 = now()
   var ids: [Int] = []
   for n in 0..<count {
-    let answer = try post(
-      target,
-      try request(
-        0x0002, target,
-        [
-          IPPAttribute("job-name", .name("burst-\(t0)-\(n)")),
-          IPPAttribute("document-format", .mimeMediaType(format)),
-        ]) + document)
+    let answer: [UInt8]
+    do {
+      answer = try post(
+        target,
+        try request(
+          0x0002, target,
+          [
+            IPPAttribute("job-name", .name("burst-\(t0)-\(n)")),
+            IPPAttribute("document-format", .mimeMediaType(format)),
+          ]) + document)
+    } catch {
+      return .failure(
+        BenchError.failed("\(n) of \(count) Print-Jobs answered, then no answer (\(error))"))
+    }
     guard let id = (try? IPPCodec.decode(answer[...]))?.group(.job)?["job-id"]?.integer else {
       throw BenchError.failed("\(target.name) refused burst job \(n): status \(status(answer))")
     }
@@ -352,7 +358,9 @@ private func stopLPrint(_ p: Process) {
           format: "| 20 PNG Print-Jobs back to back, all completed (ms a label): %@ | %.1f |\n",
           target.name, ms)
       case .failure(let why):
-        rows += "| 20 PNG Print-Jobs back to back: \(target.name) | \(why) |\n"
+        let exited =
+          target.name == "LPrint" && lprintProcess?.isRunning == false ? "; LPrint had exited" : ""
+        rows += "| 20 PNG Print-Jobs back to back: \(target.name) | \(why)\(exited) |\n"
       }
     } catch {
       rows += "| 20 PNG Print-Jobs back to back: \(target.name) | failed: \(error) |\n"

@@ -52,6 +52,23 @@ import Testing
     }
   }
 
+  /// The waiting queue's bound holds for the web front too: past it a submit over the
+  /// WebSocket is refused with 1008 and its data, and nothing is stored.
+  @Test func theQueuesBound_refusesWebJobs_with1008() throws {
+    try withWeb(["--max-jobs-per-printer", "1"]) { d, port, secret in
+      try d.client().call("printers.simulate", ["printer": "sim:zebra", "fault": "coverOpen"])
+      let ws = try WebSocketClient(port: port, token: secret)
+      let job: JSONValue = [
+        "printer": "sim:zebra", "document": ["format": "native", "data": base64("^XA^XZ")],
+      ]
+      #expect(try ws.call("jobs.submit", job)["result"] != nil)
+      let refused = try ws.call("jobs.submit", job)["error"]
+      #expect(refused?["code"] == .int(1008), "\(String(describing: refused))")
+      #expect(refused?["data"]?["bound"] == "printer" && refused?["data"]?["limit"] == 1)
+      #expect(try d.client().call("jobs.list")["jobs"]?.arrayValue?.count == 1)
+    }
+  }
+
   @Test func roles_decideWhatATokenMayDo() throws {
     try withWeb { d, port, operatorSecret in
       let viewer = try WebSocketClient(port: port, token: try d.token("wall", role: "viewer"))
