@@ -14,11 +14,11 @@ package enum IPPCodec {
   /// `IPPFraming` found them). A message libcups cannot read is a `DecodeError`.
   package static func decode(_ bytes: ArraySlice<UInt8>) throws(DecodeError) -> IPPMessage {
     try CUPSLibrary.requireForIPP()
-    let source = ReadSource(bytes)
+    let source = MemorySource(bytes)
     guard let ipp = ippNew() else { throw DecodeError(message: "out of memory") }
     defer { ippDelete(ipp) }
     let state = withExtendedLifetime(source) {
-      ippReadIO(Unmanaged.passUnretained(source).toOpaque(), readCallback, 1, nil, ipp)
+      ippReadIO(Unmanaged.passUnretained(source).toOpaque(), MemoryIO.read, 1, nil, ipp)
     }
     guard state == IPP_STATE_DATA else {
       throw DecodeError(message: "not a well-formed IPP message")
@@ -44,9 +44,9 @@ package enum IPPCodec {
         add(attribute, to: ipp, group: ipp_tag_t(rawValue: Int32(group.tag.rawValue)))
       }
     }
-    let sink = WriteSink()
+    let sink = MemorySink()
     let state = withExtendedLifetime(sink) {
-      ippWriteIO(Unmanaged.passUnretained(sink).toOpaque(), writeCallback, 1, nil, ipp)
+      ippWriteIO(Unmanaged.passUnretained(sink).toOpaque(), MemoryIO.write, 1, nil, ipp)
     }
     guard state == IPP_STATE_DATA else {
       throw DecodeError(message: "libcups could not write the response")
@@ -243,40 +243,4 @@ package enum IPPCodec {
     let pointers = copies.map { UnsafePointer($0) }
     return pointers.withUnsafeBufferPointer { p in p.baseAddress.map(body) }
   }
-}
-
-/// What `ippReadIO` reads from: a slice of memory, handed out as asked.
-private final class ReadSource {
-  let bytes: ArraySlice<UInt8>
-  var offset: Int
-  init(_ bytes: ArraySlice<UInt8>) {
-    self.bytes = bytes
-    offset = bytes.startIndex
-  }
-}
-
-/// Where `ippWriteIO` writes.
-private final class WriteSink {
-  var bytes: [UInt8] = []
-}
-
-private let readCallback: ipp_iocb_t = { context, buffer, wanted in
-  guard let context, let buffer else { return -1 }
-  let source = Unmanaged<ReadSource>.fromOpaque(context).takeUnretainedValue()
-  let n = min(wanted, source.bytes.endIndex - source.offset)
-  guard n > 0 else { return 0 }
-  source.bytes[source.offset..<source.offset + n].withUnsafeBytes {
-    if let base = $0.baseAddress {
-      UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: n)
-    }
-  }
-  source.offset += n
-  return n
-}
-
-private let writeCallback: ipp_iocb_t = { context, buffer, count in
-  guard let context, let buffer else { return -1 }
-  let sink = Unmanaged<WriteSink>.fromOpaque(context).takeUnretainedValue()
-  sink.bytes.append(contentsOf: UnsafeBufferPointer(start: buffer, count: count))
-  return count
 }

@@ -55,9 +55,9 @@ package enum RasterStream {
     } catch {
       throw RasterError(message: error.message)
     }
-    let source = RasterSource(bytes)
+    let source = MemorySource(bytes)
     let context = Unmanaged.passUnretained(source).toOpaque()
-    guard let stream = cupsRasterOpenIO(rasterRead, context, CUPS_RASTER_READ) else {
+    guard let stream = cupsRasterOpenIO(MemoryIO.read, context, CUPS_RASTER_READ) else {
       throw RasterError(message: "not a PWG or Apple raster stream")
     }
     defer { cupsRasterClose(stream) }
@@ -124,11 +124,11 @@ package enum RasterStream {
     } catch {
       throw RasterError(message: error.message)
     }
-    let sink = RasterSink()
+    let sink = MemorySink()
     let mode = format == .pwg ? CUPS_RASTER_WRITE_PWG : CUPS_RASTER_WRITE_APPLE
     guard
       let stream = cupsRasterOpenIO(
-        rasterWrite, Unmanaged.passUnretained(sink).toOpaque(), mode)
+        MemoryIO.write, Unmanaged.passUnretained(sink).toOpaque(), mode)
     else {
       throw RasterError(message: "libcups cannot open a raster stream for writing")
     }
@@ -223,38 +223,4 @@ package enum RasterStream {
       }
     }
   }
-}
-
-private final class RasterSource {
-  let bytes: ArraySlice<UInt8>
-  var offset: Int
-  init(_ bytes: ArraySlice<UInt8>) {
-    self.bytes = bytes
-    offset = bytes.startIndex
-  }
-}
-
-private final class RasterSink {
-  var bytes: [UInt8] = []
-}
-
-private let rasterRead: cups_raster_iocb_t = { context, buffer, wanted in
-  guard let context, let buffer else { return -1 }
-  let source = Unmanaged<RasterSource>.fromOpaque(context).takeUnretainedValue()
-  let n = min(wanted, source.bytes.endIndex - source.offset)
-  guard n > 0 else { return 0 }
-  source.bytes[source.offset..<source.offset + n].withUnsafeBytes {
-    if let base = $0.baseAddress {
-      UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: n)
-    }
-  }
-  source.offset += n
-  return n
-}
-
-private let rasterWrite: cups_raster_iocb_t = { context, buffer, count in
-  guard let context, let buffer else { return -1 }
-  let sink = Unmanaged<RasterSink>.fromOpaque(context).takeUnretainedValue()
-  sink.bytes.append(contentsOf: UnsafeBufferPointer(start: buffer, count: count))
-  return count
 }

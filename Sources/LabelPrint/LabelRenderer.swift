@@ -113,13 +113,8 @@ package struct LabelRenderer: Sendable {
     do { size = try PNGCodec.size(of: png) } catch {
       throw .invalidParams(field: "document.data", reason: error.message)
     }
-    let target = Target(
-      language: language, dpi: printer.dpi, media: printer.media, settings: settings)
-    let (driver, media) = try driver(target, labelWidthMM: nil)
-    let dpi = try rasterDPI(target, encoding: true)
-    let area = try unsupported { () throws(DriverError) in
-      try driver.pageArea(media: media, dpi: dpi)
-    }
+    let (driver, media, dpi) = try encoding(printer, language, settings)
+    let area = try pageArea(driver, media, dpi)
     guard area.fits(width: size.width, height: size.height) else {
       throw .unsupported(
         "the PNG is \(size.width) x \(size.height) pixels but \(printer.id)'s \(area); send an "
@@ -147,13 +142,8 @@ package struct LabelRenderer: Sendable {
     -> LabelArea
   {
     guard let language = printer.language else { throw .unknownLanguage(printer) }
-    let target = Target(
-      language: language, dpi: printer.dpi, media: printer.media, settings: settings)
-    let (driver, media) = try driver(target, labelWidthMM: nil)
-    let dpi = try rasterDPI(target, encoding: true)
-    let area = try unsupported { () throws(DriverError) in
-      try driver.pageArea(media: media, dpi: dpi)
-    }
+    let (driver, media, dpi) = try encoding(printer, language, settings)
+    let area = try pageArea(driver, media, dpi)
     let width = area.width ?? dots(media.widthMM, dpi)
     guard width > 0 else {
       throw .unsupported("the width of \(printer.id)'s media is not known")
@@ -168,13 +158,28 @@ package struct LabelRenderer: Sendable {
     throws(RPCError) -> [UInt8]
   {
     guard let language = printer.language else { throw .unknownLanguage(printer) }
-    let target = Target(
-      language: language, dpi: printer.dpi, media: printer.media, settings: settings)
-    let (driver, media) = try driver(target, labelWidthMM: nil)
-    let dpi = try rasterDPI(target, encoding: true)
+    let (driver, media, dpi) = try encoding(printer, language, settings)
     return try unsupported { () throws(DriverError) in
       try driver.encode(pages: labels, media: media, dpi: dpi)
     }
+  }
+
+  /// The driver, media and dots per inch that `printer`'s bytes in `language` are made
+  /// with (whatever media a label asks for: it prints on what is loaded).
+  private func encoding(
+    _ printer: Printer, _ language: PrinterLanguage, _ settings: LabelSettings
+  ) throws(RPCError) -> (any LanguageDriver, Media, Int) {
+    let target = Target(
+      language: language, dpi: printer.dpi, media: printer.media, settings: settings)
+    let (driver, media) = try driver(target, labelWidthMM: nil)
+    return (driver, media, try rasterDPI(target, encoding: true))
+  }
+
+  /// Where a raster page prints on `media`, as the driver has it.
+  private func pageArea(_ driver: any LanguageDriver, _ media: Media, _ dpi: Int)
+    throws(RPCError) -> PageArea
+  {
+    try unsupported { () throws(DriverError) in try driver.pageArea(media: media, dpi: dpi) }
   }
 
   private func decode(_ png: [UInt8]) throws(RPCError) -> Bitmap {
@@ -283,9 +288,7 @@ package struct LabelRenderer: Sendable {
     _ template: Template, data: [String: String], driver: any LanguageDriver, media: Media,
     dpi: Int
   ) throws(RPCError) -> (page: Bitmap, preview: Bitmap, redPage: Bitmap?, redPreview: Bitmap?) {
-    let area = try unsupported { () throws(DriverError) in
-      try driver.pageArea(media: media, dpi: dpi)
-    }
+    let area = try pageArea(driver, media, dpi)
     let planes: (black: Bitmap, red: Bitmap?) = try labelError {
       () throws(DrawingError) -> (black: Bitmap, red: Bitmap?) in
       if driver.printsRed(on: media) {

@@ -61,25 +61,7 @@ enum GreyPNG {
   /// The caller has checked the size the header declares.
   static func dots(_ png: [UInt8], width: Int, height: Int) -> Bitmap? {
     guard let grey = grey(png, width: width, height: height) else { return nil }
-    let bytesPerRow = (width + 7) / 8
-    var bytes = [UInt8](repeating: 0, count: bytesPerRow * height)
-    grey.withUnsafeBufferPointer { pixels in
-      bytes.withUnsafeMutableBufferPointer { out in
-        for y in 0..<height {
-          let row = y * width
-          var index = y * bytesPerRow
-          var x = 0
-          while x < width {
-            var byte: UInt8 = 0
-            let end = min(width, x + 8)
-            for i in x..<end where pixels[row + i] <= 127 { byte |= 0x80 >> UInt8(i - x) }
-            out[index] = byte
-            index += 1
-            x = end
-          }
-        }
-      }
-    }
-    return Bitmap(width: width, height: height, bytes: bytes)
+    // Grey at most 127 is ink of at least 128.
+    return InkImage(width: width, height: height, ink: InkImage.inverted(grey)).bitmap(.threshold)
   }
 }
