@@ -24,6 +24,19 @@ public enum ChildProcess {
     public var readFailed = false
   }
 
+  /// The daemon's threads block the signals it waits for, and a process it starts would
+  /// inherit that: a child starts with none blocked and the usual actions for those.
+  public static func startWithUsualSignals(_ attr: inout posix_spawnattr_t) {
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attr, &none)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for sig in [SIGTERM, SIGINT, SIGPIPE, SIGCHLD, SIGHUP] { sigaddset(&defaults, sig) }
+    posix_spawnattr_setsigdefault(&attr, &defaults)
+    posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+  }
+
   /// Runs `executable` with `arguments` (no shell), `input` as its standard input and an
   /// empty environment but `environment`; at most `outputLimit` bytes of output are taken
   /// and at most `seconds` of wall time. Blocking: call it from a lane, never the pool.
@@ -60,16 +73,7 @@ public enum ChildProcess {
     var attr = posix_spawnattr_t()
     posix_spawnattr_init(&attr)
     defer { posix_spawnattr_destroy(&attr) }
-    // The daemon's threads block signals it waits for; the child starts with none blocked
-    // and the usual actions.
-    var none = sigset_t()
-    sigemptyset(&none)
-    posix_spawnattr_setsigmask(&attr, &none)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for sig in [SIGTERM, SIGINT, SIGPIPE, SIGCHLD, SIGHUP] { sigaddset(&defaults, sig) }
-    posix_spawnattr_setsigdefault(&attr, &defaults)
-    posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    Self.startWithUsualSignals(&attr)
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     let envp = environment.map { strdup($0) } + [nil]
     defer {

@@ -337,14 +337,7 @@ package final class Child: @unchecked Sendable {
     var attr = posix_spawnattr_t()
     posix_spawnattr_init(&attr)
     defer { posix_spawnattr_destroy(&attr) }
-    var none = sigset_t()
-    sigemptyset(&none)
-    posix_spawnattr_setsigmask(&attr, &none)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for sig in [SIGTERM, SIGINT, SIGPIPE, SIGCHLD, SIGHUP] { sigaddset(&defaults, sig) }
-    posix_spawnattr_setsigdefault(&attr, &defaults)
-    posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    ChildProcess.startWithUsualSignals(&attr)
     let argv = ([path] + args).map { strdup($0) } + [nil]
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer {
