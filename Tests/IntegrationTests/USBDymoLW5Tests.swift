@@ -1,4 +1,5 @@
 import Foundation
+import LabelCUPS
 import LabelCore
 import LabelKit
 import LabelLanguages
@@ -40,6 +41,60 @@ extension USBPrinterTests {
       #expect(left["labelsRemaining"] == 198)
       let again = try c.call("printers.list", as: PrintersResult.self).printers
       #expect(again.first { $0.id == Self.dymo550 }?.labelsRemaining == 198)
+    }
+  }
+
+  /// The labels left, as the printer says them, are the IPP printer's supply level (PWG
+  /// 5100.13 printer-supply, and marker-levels "some left" as a percent it cannot know);
+  /// out of labels, level 0 and media-empty-error.
+  @Test func theLabelsLeft_areTheIPPSupplyLevel() throws {
+    try USBEmulator.run(
+      printers: ["dymo550:F1"], arguments: ["--listen-ipp", "127.0.0.1:0", "--ipp-print", "anyone"]
+    ) { bus, d in
+      let c = try d.client()
+      let w = try Self.subscriber(d)
+      let id = try Self.submitPNG(
+        c, printer: Self.dymo550, RasterPrintingTests.testCard(width: 333, height: 120))
+      _ = try w.waitForJob(id)
+      _ = try w.waitFor("printer") {
+        $0["id"] == .string(Self.dymo550) && $0["labelsRemaining"] == 199
+      }
+      let ipp = IPPTestClient(port: try d.ippPort())
+      func supply() throws -> IPPTestClient.Answer {
+        try ipp.send(
+          IPPTestClient.request(
+            0x000B, printer: Self.dymo550, port: ipp.port,
+            operationAttributes: [
+              IPPAttribute(
+                "requested-attributes",
+                [
+                  .keyword("printer-supply"), .keyword("marker-levels"),
+                  .keyword("printer-state-reasons"),
+                ])
+            ]))
+      }
+      let left = try supply()
+      guard case .octetString(let bytes)? = left.attribute("printer-supply")?.values.first else {
+        Issue.record("no printer-supply: \(left)")
+        return
+      }
+      #expect(String(decoding: bytes, as: UTF8.self).contains("level=199;"))
+      #expect(left.attribute("marker-levels")?.integer == -3)
+      // Out of labels (bay status 2), found by the next job's status request.
+      try bus.apply("F1", "bay 2")
+      _ = try Self.submitPNG(
+        c, printer: Self.dymo550, RasterPrintingTests.testCard(width: 333, height: 120))
+      _ = try w.waitFor("printer") {
+        $0["id"] == .string(Self.dymo550) && $0["reasons"] == ["mediaEmpty"]
+      }
+      let empty = try supply()
+      guard case .octetString(let none)? = empty.attribute("printer-supply")?.values.first else {
+        Issue.record("no printer-supply: \(empty)")
+        return
+      }
+      #expect(String(decoding: none, as: UTF8.self).contains("level=0;"))
+      #expect(empty.attribute("marker-levels")?.integer == 0)
+      #expect(empty.attribute("printer-state-reasons")?.string == "media-empty-error")
     }
   }
 
