@@ -12,7 +12,8 @@ PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps \
               libcups2-dev cups-daemon cups-client cups-ipp-utils cups-filters dbus lprint \
               printer-driver-dymo snmpd netcat-openbsd \
               libavahi-client-dev avahi-daemon avahi-utils iproute2 \
-              libmicrohttpd-dev libgnutls28-dev openssl testssl.sh chromium chromium-driver
+              libmicrohttpd-dev libgnutls28-dev openssl testssl.sh chromium chromium-driver \
+              prometheus prometheus-alertmanager
 
 # The demo printers of `make run`: a 2x1 in Zebra at 203 dpi and a 62 mm Brother QL.
 DEMO_PRINTERS = --simulate zebra=zpl,dpi=203,width=50.8,length=25.4,speed=120 \
@@ -92,6 +93,9 @@ test: deps peers
 	clients/python/run-tests.sh $(BIN)/labeld
 	@# The web endpoint from outside: chromium on the status page, Prometheus's parser, openssl.
 	Tests/Web/run-tests.sh $(BIN)/labeld
+	@# contrib/prometheus: promtool and amtool checks, the rules' unit tests, and Debian's
+	@# prometheus scraping this labeld over TLS with a viewer token (docs/scaling.md).
+	Tests/Prometheus/run-tests.sh $(BIN)/labeld
 
 # The protocol fuzzer for longer than `make test` runs it, with a random seed that is
 # printed first and again on a failure (LABELD_FUZZ_SEED=N replays it exactly).
