@@ -213,9 +213,12 @@ def bench_replay_sync(path: str, expected: int, deadline: float) -> tuple[int, f
     with Client(path) as client, client.alerts(since=0) as stream:
         while (wait := replay.wait()) is not None:
             try:
-                replay.count(stream.next(timeout=wait))
+                item = stream.next(timeout=wait)
             except ClientError:
                 break
+            if item is None:
+                break  # nothing within the wait
+            replay.count(item)
     return replay.result()
 
 
@@ -225,9 +228,12 @@ def bench_replay_async(path: str, expected: int, deadline: float) -> tuple[int, 
         async with AsyncClient(path) as client, client.alerts(since=0) as stream:
             while (wait := replay.wait()) is not None:
                 try:
-                    replay.count(await stream.next(timeout=wait))
+                    item = await stream.next(timeout=wait)
                 except ClientError:
                     break
+                if item is None:
+                    break  # nothing within the wait
+                replay.count(item)
         return replay.result()
 
     return asyncio.run(run())

@@ -39,7 +39,6 @@ from labeld_client import (
     Job,
     ProductInput,
     SaveFailed,
-    Timeout,
 )
 from labeld_client.aio import AsyncAlertStream
 from labeld_client.alerts import ResumeFileError
@@ -99,10 +98,9 @@ def test_a_exactly_once_across_kill9_restarts(labeld: LabeldInstance) -> None:
     def consume(name: str) -> None:
         stream = streams[name]
         while not stop_consuming.is_set():
-            try:
-                got[name].append(stream.next(timeout=0.2))
-            except Timeout:
-                continue
+            item = stream.next(timeout=0.2)
+            if item is not None:
+                got[name].append(item)
 
     raised = [0]
 
@@ -197,8 +195,7 @@ def test_b_save_failure_delivered_once_and_raised(
         everything = {r[0] for r in journal(labeld.db_path or "")}
         assert failed.seq in everything
         items = first + take_until(stream, lambda got: everything <= set(seqs(first + got)), timeout=20)
-        with pytest.raises(Timeout):
-            stream.next(timeout=0.3)
+        assert stream.next(timeout=0.3) is None  # nothing more
     finally:
         stream.close()
     assert seqs(items).count(failed.seq) == 1, "the failure is delivered exactly once"
@@ -243,8 +240,7 @@ def test_b_offer_before_the_stream_is_live(labeld: LabeldInstance, flavour: str)
             assert [(i.id, i.state) for i in items if isinstance(i, Alert)] == [
                 ("printerError:sim:zebra", "active")
             ], f"the failed save ({gone.seq}) was handed out: {items}"
-            with pytest.raises(Timeout):
-                stream.next(timeout=0.3)
+            assert stream.next(timeout=0.3) is None  # nothing more
         finally:
             stream.close()
 
@@ -260,8 +256,7 @@ def test_b_offer_before_the_stream_is_live(labeld: LabeldInstance, flavour: str)
             items += take_until(
                 stream, lambda got: any(isinstance(i, Alert) and i.id == kept.id for i in got)
             )
-            with pytest.raises(Timeout):
-                stream.next(timeout=0.3)
+            assert stream.next(timeout=0.3) is None  # nothing more
         finally:
             stream.close()
         assert [(i.id, i.state) for i in items if isinstance(i, Alert)] == [
@@ -277,23 +272,29 @@ def test_b_offer_before_the_stream_is_live(labeld: LabeldInstance, flavour: str)
 
 def test_b_live_save_failure_once(kit: Any, labeld: LabeldInstance) -> None:
     """The common case: a live stream, an Edit sheet's stale save; also a failure the
-    stream has already delivered is not handed out again."""
+    stream has already delivered is not handed out again. A printer error and a save
+    error on the one channel, each once, in seq order."""
     stream = kit.alerts()
     try:
         admin = labeld.client()
         admin.simulate("sim:zebra", "mediaEmpty")
-        take(stream, 1)
+        items = take(stream, 1)
         kit.save_product(ProductInput(sku="A", name="a"))
         with pytest.raises(SaveFailed) as e:
             kit.save_product(ProductInput(sku="A", name="b"), expected_version=5)
         assert e.value.alert is not None
         admin.simulate("sim:zebra", None)  # a later event: the stream is past the failure
-        items = take_until(stream, lambda got: any(i.state == "cleared" for i in got if isinstance(i, Alert)))
+        items += take_until(stream, lambda got: any(i.state == "cleared" for i in got if isinstance(i, Alert)))
         assert seqs(items).count(e.value.alert.seq) == 1
-        with pytest.raises(Timeout):
-            stream.next(timeout=0.3)
+        assert stream.next(timeout=0.3) is None  # nothing more
     finally:
         stream.close()
+    assert [(a.id, a.state) for a in items if isinstance(a, Alert)] == [
+        ("printerError:sim:zebra", "active"),
+        ("saveError:product:A", "active"),
+        ("printerError:sim:zebra", "cleared"),
+    ]
+    assert seqs(items) == sorted(seqs(items))
 
 
 # --- (c) gap after retention ----------------------------------------------------------------
@@ -301,19 +302,26 @@ def test_b_live_save_failure_once(kit: Any, labeld: LabeldInstance) -> None:
 
 @contextmanager
 def socket_moved(labeld: LabeldInstance) -> Iterator[str]:
-    """Restart labeld (kill -9) on another socket path, so that clients of the usual one
-    cannot reach it meanwhile; back on the usual one afterwards (kill -9 again)."""
+    """Restart labeld (kill -9) on another socket path (and web port), so that clients of
+    the usual ones cannot reach it meanwhile; back on them afterwards (kill -9 again)."""
     usual = labeld.socket_path
     other = os.path.join(os.path.dirname(usual), "other")
     i = labeld.args.index("--socket")
+    # its web endpoint, if any, moves too: to a port the kernel picks
+    w = labeld.args.index("--listen-http") + 1 if "--listen-http" in labeld.args else None
+    usual_web = labeld.args[w] if w is not None else ""
     labeld.kill()
     labeld.args[i + 1] = labeld.socket_path = other
+    if w is not None:
+        labeld.args[w] = "127.0.0.1:0"
     labeld.start()
     try:
         yield other
     finally:
         labeld.kill()
         labeld.args[i + 1] = labeld.socket_path = usual
+        if w is not None:
+            labeld.args[w] = usual_web
         labeld.start()
 
 
@@ -342,8 +350,7 @@ def test_c_gap_after_retention(kit: Any, labeld: LabeldInstance) -> None:
         # the still-active alerts follow the gap: each Z once; Y was delivered already
         assert sorted(seqs(after[1:])) == sorted(z.seq for z in zs)
         assert all(isinstance(i, Alert) and i.state == "active" for i in after[1:])
-        with pytest.raises(Timeout):
-            stream.next(timeout=0.3)
+        assert stream.next(timeout=0.3) is None  # nothing more
     finally:
         stream.close()
     active = {a.id for a in kit.active_alerts()}
@@ -354,7 +361,14 @@ def test_c_gap_after_retention(kit: Any, labeld: LabeldInstance) -> None:
 
 
 @pytest.mark.labeld_args("--max-queued-messages", "16", "--alert-retention", "100000")
-def test_d_overflow_of_a_slow_consumer(kit: Any, labeld: LabeldInstance, small_ready: None) -> None:
+def test_d_overflow_of_a_slow_consumer(
+    kit: Any, labeld: LabeldInstance, small_ready: None, transport: str
+) -> None:
+    if transport != "unix":
+        # Loopback TCP buffers megabytes between labeld's queue and the stream: thousands
+        # of alerts before labeld's 16 queued messages fill. What an overflow does to a
+        # stream (StreamCore, Overflow) is the same on every transport.
+        pytest.skip("labeld's overflow is reached in bounded time over the Unix socket only")
     admin = labeld.client()
     toggler = Toggler(admin)
     stream = kit.alerts()
@@ -378,8 +392,7 @@ def test_d_overflow_of_a_slow_consumer(kit: Any, labeld: LabeldInstance, small_r
         assert labeld.db_path is not None
         last = journal(labeld.db_path)[-1][0]
         items = start + take_until(stream, lambda got: max(seqs(got), default=0) >= last, timeout=30)
-        with pytest.raises(Timeout):
-            stream.next(timeout=0.3)
+        assert stream.next(timeout=0.3) is None  # nothing more
         assert stream.overflows >= 1 and stream.connects >= 2
     finally:
         stream.close()
@@ -454,8 +467,7 @@ def test_f_resume_file_across_lifetimes(kit: Any, labeld: LabeldInstance, tmp_pa
     second = kit.alerts(resume_file=path)
     try:
         items2 = take(second, 5)
-        with pytest.raises(Timeout):
-            second.next(timeout=0.3)
+        assert second.next(timeout=0.3) is None  # nothing more
     finally:
         second.close()
     assert set(seqs(items1)).isdisjoint(seqs(items2)), "no event twice"

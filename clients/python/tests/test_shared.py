@@ -8,7 +8,16 @@ from typing import Any
 
 import pytest
 
-from labeld_client import Alert, ClientError, ConnectionLost, Gap, JobNotFound, ProtocolViolation
+from labeld_client import (
+    ENDS_STREAMS,
+    Alert,
+    ClientError,
+    ConnectionLost,
+    Gap,
+    JobNotFound,
+    ProtocolViolation,
+    Unauthorized,
+)
 from labeld_client import _methods as m
 from labeld_client._common import Eof, Overflow, Retry
 from labeld_client._streams import StreamCore
@@ -182,3 +191,43 @@ def test_stream_core_refused_subscribe_is_raised() -> None:
     core.disconnected(e.value)
     with pytest.raises(ClientError, match="not permitted"):
         core.take()
+
+
+def test_stream_core_ends_with_what_a_retry_cannot_mend() -> None:
+    """ENDS_STREAMS ends the stream: the items read before it first, then the error, again
+    each time it is asked (not a StopIteration: the app must see why); once the app closes
+    the stream, it ends plainly. Anything else that stops a reader ends it the same way,
+    wrapped in a ClientError that keeps the cause."""
+    wakes: list[str] = []
+    core = StreamCore(None, None, wake=lambda: wakes.append("wake"), room=lambda: None)
+    core.subscribe()
+    core.on_message({"id": 1, "result": {"seq": 4}})
+    core.on_message({"id": 2, "result": {"alerts": [alert(3)]}})
+    refused = Unauthorized("refused", url="wss://x/v1/ws", status=401)
+    core.disconnected(refused)
+    assert core.failure is refused and core.ended and not core.closed
+    first = core.take()
+    assert isinstance(first, Alert) and first.seq == 3
+    for _ in range(2):
+        with pytest.raises(Unauthorized):
+            core.take()
+    core.fail(ProtocolViolation("later"))  # the first failure stays the one
+    assert core.failure is refused
+    core.close(handled=True)
+    assert core.take() is None
+
+    for final in ENDS_STREAMS:
+        assert issubclass(final, ClientError)
+    bug = StreamCore(None, None, wake=lambda: None, room=lambda: None)
+    bug.fail(RuntimeError("a bug"))
+    with pytest.raises(ClientError, match="reader stopped") as e:
+        bug.take()
+    assert isinstance(e.value.__cause__, RuntimeError)
+    # a protocol violation on the connection ends it; a transport problem never does
+    violated = StreamCore(None, None, wake=lambda: None, room=lambda: None)
+    violated.disconnected(Eof())
+    violated.disconnected(ConnectionLost("x"))
+    assert violated.failure is None
+    violated.disconnected(ProtocolViolation("not JSON"))
+    with pytest.raises(ProtocolViolation):
+        violated.take()

@@ -274,3 +274,124 @@ def test_resume_file(tmp_path: Any) -> None:
         path.write_text(bad)
         with pytest.raises(ResumeFileError):
             load_resume_file(path)
+
+
+# --- the package's shape and its errors ----------------------------------------------------
+
+
+def _imports(source: str, module: str) -> set[str]:
+    """The kit's modules ``module`` imports (``from .x import``, ``from . import x``, also
+    under TYPE_CHECKING and inside functions: a circle there is a circle all the same)."""
+    import ast
+
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module:
+                found.add(node.module)
+            else:
+                found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("labeld_client."):
+            found.add((node.module or "").split(".")[1])
+    return found - {module}
+
+
+def test_the_kit_imports_in_no_circle() -> None:
+    """errors.py and models.py used to import each other; no module of the kit may import
+    itself through others."""
+    import labeld_client
+
+    root = os.path.dirname(labeld_client.__file__)
+    graph: dict[str, set[str]] = {}
+    for name in os.listdir(root):
+        if name.endswith(".py") and name != "__init__.py":
+            with open(os.path.join(root, name)) as f:
+                graph[name[:-3]] = _imports(f.read(), name[:-3]) & {n[:-3] for n in os.listdir(root)}
+    assert "models" not in graph["_base"] and "errors" not in graph["models"]
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        for nxt in graph.get(start, set()):
+            if nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt})):
+                return True
+        return False
+
+    circles = [m for m in graph if reaches(m, m, {m})]
+    assert circles == [], f"import circles through {circles}"
+
+
+def test_opening_failures_are_typed() -> None:
+    """What a WebSocket handshake may end in, and what the kit makes of it: lasting
+    (ENDS_STREAMS) or waited out (Unreachable)."""
+    import ssl
+
+    from websockets.datastructures import Headers
+    from websockets.exceptions import InvalidMessage, InvalidStatus, NegotiationError
+    from websockets.http11 import Response
+
+    from labeld_client import CertificateRejected, TransportUnsupported, Unauthorized, Unreachable
+    from labeld_client._websocket import opening_failed
+
+    url = "wss://labels.local:8443/v1/ws"
+
+    def status(code: int) -> Exception:
+        return opening_failed(url, InvalidStatus(Response(code, "x", Headers())))
+
+    refused = status(401)
+    assert isinstance(refused, Unauthorized) and (refused.status, refused.url) == (401, url)
+    assert isinstance(status(403), Unauthorized)
+    for code in (400, 404, 426):
+        assert isinstance(status(code), ProtocolViolation), code
+    for code in (500, 503, 429):
+        assert isinstance(status(code), Unreachable), code
+    assert isinstance(opening_failed(url, NegotiationError("no subprotocol")), ProtocolViolation)
+    eof = InvalidMessage("did not receive a valid HTTP response")
+    eof.__cause__ = EOFError("connection closed while reading HTTP status line")
+    assert isinstance(opening_failed(url, eof), Unreachable)  # labeld went away mid-handshake
+    garbage = InvalidMessage("did not receive a valid HTTP response")
+    garbage.__cause__ = ValueError("unsupported protocol; expected HTTP/1.1: SSH-2.0")
+    assert isinstance(opening_failed(url, garbage), ProtocolViolation)
+    untrusted = ssl.SSLCertVerificationError(1, "certificate verify failed: self-signed certificate")
+    untrusted.verify_message = "self-signed certificate"
+    rejected = opening_failed(url, untrusted)
+    assert isinstance(rejected, CertificateRejected) and rejected.reason == "self-signed certificate"
+    assert isinstance(opening_failed(url, ConnectionRefusedError(111, "refused")), Unreachable)
+    unsupported = TransportUnsupported("x")
+    assert opening_failed(url, unsupported) is unsupported
+
+
+def test_a_websocket_closed_under_a_read() -> None:
+    from websockets.exceptions import ConnectionClosedError, ConnectionClosedOK, ProtocolError
+    from websockets.frames import Close
+
+    from labeld_client._common import Eof
+    from labeld_client._websocket import closed
+
+    url = "ws://127.0.0.1:1/v1/ws"
+    assert isinstance(closed(url, ConnectionClosedOK(Close(1000, ""), Close(1000, ""), True)), Eof)
+    assert isinstance(closed(url, ConnectionClosedError(None, None)), Eof)  # labeld went away
+    assert isinstance(closed(url, ConnectionClosedError(Close(1009, "too big"), None)), Eof)
+    ours = closed(url, ConnectionClosedError(Close(1002, "reserved bits"), None))
+    assert isinstance(ours, ProtocolViolation) and "1002" in str(ours)
+    theirs = ConnectionClosedError(None, Close(1002, "bad frame"))
+    theirs.__cause__ = ProtocolError("reserved bits must be 0")
+    assert isinstance(closed(url, theirs), ProtocolViolation)
+
+
+def test_every_error_class_is_in_the_docs_table() -> None:
+    """docs/clients.md's error tables name every exception the kit exports (a new one
+    without its row is a newcomer's surprise)."""
+    import labeld_client
+
+    docs = os.path.join(os.path.dirname(__file__), "..", "..", "..", "docs", "clients.md")
+    if not os.path.exists(docs):
+        pytest.skip("docs/clients.md is not beside this kit (an installed copy)")
+    with open(docs) as f:
+        text = f.read()
+    section = text[text.index("## Errors") : text.index("## The one-alert recipe")]
+    exported = [
+        name for name in labeld_client.__all__
+        if isinstance(getattr(labeld_client, name), type)
+        and issubclass(getattr(labeld_client, name), Exception)
+    ]  # fmt: skip
+    missing = [name for name in exported if f"`{name}`" not in section]
+    assert missing == [], f"not in clients.md's error tables: {missing}"

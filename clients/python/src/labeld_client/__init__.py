@@ -13,6 +13,8 @@ from .aio import AsyncAlertStream, AsyncClient
 from .alerts import AlertSync, Emit, ResumeFileError
 from .client import AlertStream, Client
 from .errors import (
+    ENDS_STREAMS,
+    CertificateRejected,
     ClientError,
     ConnectionLost,
     InternalError,
@@ -29,8 +31,10 @@ from .errors import (
     ProtocolViolation,
     SaveFailed,
     Timeout,
-    Unreachable,
     TooManyJobs,
+    TransportUnsupported,
+    Unauthorized,
+    Unreachable,
     Unsupported,
 )
 from ._wire import default_socket_path
@@ -67,6 +71,10 @@ __all__ = [
     "ConnectionLost",
     "Timeout",
     "ProtocolViolation",
+    "Unauthorized",
+    "CertificateRejected",
+    "TransportUnsupported",
+    "ENDS_STREAMS",
     "ResumeFileError",
     "LabeldError",
     "ParseError",

@@ -7,15 +7,14 @@ certificate's SHA-256 alone (checked on the connection itself, before the handsh
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import socket
 import time
 from typing import Any
 
-from ._common import Eof, NotSent, connect_failed
-from ._websocket import Remote, opening_failed
+from ._common import NotSent, connect_failed
+from ._websocket import CLOSE_TIMEOUT, Remote, check_pin, closed, missing_websockets, opening_failed
 from ._wire import MAX_LINE, decode_message
-from .errors import ClientError, Timeout
+from .errors import ProtocolViolation, Timeout
 
 JSONObject = dict[str, Any]
 
@@ -24,32 +23,24 @@ def _remaining(deadline: float | None) -> float | None:
     return None if deadline is None else max(0.0, deadline - time.monotonic())
 
 
-def _missing() -> ClientError:
-    return ClientError("a WebSocket needs the websockets package: pip install 'labeld-client[websocket]'")
-
-
 async def open_websocket(remote: Remote, deadline: float | None) -> Any:
     """A WebSocket to ``remote`` with its handshake done (a ``websockets`` ClientConnection)."""
     try:
         from websockets.asyncio.client import ClientConnection, connect
+        from websockets.typing import Subprotocol
     except ImportError:
-        raise _missing() from None
+        raise missing_websockets() from None
 
     pin = remote.fingerprint
 
-    class Pinned(ClientConnection):
+    class Pinned(ClientConnection):  # type: ignore[misc,unused-ignore]  # Any without the extra
         """Checks the pinned certificate once TLS is up and before the handshake, which
         carries the token, is sent."""
 
         async def handshake(self, *args: Any, **kwargs: Any) -> None:
             if pin is not None:
                 tls = self.transport.get_extra_info("ssl_object")
-                der = tls.getpeercert(binary_form=True) if tls is not None else None
-                if der is None or hashlib.sha256(der).hexdigest() != pin:
-                    raise ClientError(
-                        f"{remote.url}: the certificate's SHA-256 is not the pinned one; "
-                        "the token was not sent"
-                    )
+                check_pin(remote.url, tls.getpeercert(binary_form=True) if tls is not None else None, pin)
             await super().handshake(*args, **kwargs)
 
     loop = asyncio.get_running_loop()
@@ -73,12 +64,13 @@ async def open_websocket(remote: Remote, deadline: float | None) -> Any:
                 f"{scheme}://{remote.host}:{remote.port}{remote.path}",
                 sock=sock,
                 additional_headers={"Authorization": "Bearer " + remote.token},
-                subprotocols=["labeld.v1"],  # type: ignore[list-item]
+                subprotocols=[Subprotocol("labeld.v1")],
                 create_connection=Pinned,
                 open_timeout=None,  # the deadline above bounds it all
                 max_size=MAX_LINE,
                 ping_interval=20,
                 ping_timeout=20,
+                close_timeout=CLOSE_TIMEOUT,
                 **extra,
             )
     except Exception as e:
@@ -93,8 +85,9 @@ class WebPull:
     """A WebSocket read only when its owner asks (alert streams, job progress): the
     interface of the Unix socket's ``_Pull``."""
 
-    def __init__(self, ws: Any) -> None:
+    def __init__(self, ws: Any, url: str) -> None:
         self.ws = ws
+        self.url = url
         self.closed = False
 
     def close(self) -> None:
@@ -119,7 +112,7 @@ class WebPull:
         except TimeoutError:
             raise Timeout("no answer from labeld in time") from None
         except ConnectionClosed as e:
-            raise Eof() from e
+            raise closed(self.url, e) from e
         if isinstance(message, bytes):
-            raise Eof()  # labeld sends text frames only
+            raise ProtocolViolation(f"{self.url}: a binary message (labeld sends text only)")
         return decode_message(message.encode("utf-8"))

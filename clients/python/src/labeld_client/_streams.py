@@ -19,7 +19,7 @@ from . import _methods
 from ._common import Eof, NotSent, Overflow, answer
 from ._wire import Backoff, encode_request
 from .alerts import AlertSync, Emit, ResumeFileError, load_resume_file, store_resume_file
-from .errors import ClientError, LabeldError, error_from_wire
+from .errors import ENDS_STREAMS, ClientError, LabeldError, error_from_wire
 from .models import Alert, Gap
 
 _ACTIVE = _methods.active_alerts()
@@ -40,6 +40,9 @@ class StreamCore:
         self.sync = AlertSync(position=position)
         self.ready: deque[Emit] = deque()
         self.error: ClientError | None = None
+        #: what ended the stream (ENDS_STREAMS, or a reader that failed): raised by every
+        #: ``next()`` once the items before it are taken
+        self.failure: ClientError | None = None
         self.closed = False
         #: paces the reader's reconnects; a subscribe labeld takes resets it
         self.backoff = Backoff()
@@ -70,7 +73,14 @@ class StreamCore:
         if self.error is not None:
             err, self.error = self.error, None
             raise err
+        if self.failure is not None and not self.closed:
+            raise self.failure
         return None
+
+    @property
+    def ended(self) -> bool:
+        """Closed, or ended by a failure: the reader stops."""
+        return self.closed or self.failure is not None
 
     def close(self, handled: bool) -> bool:
         """Marks the stream closed (False: it was already). ``handled``: the item handed
@@ -104,6 +114,19 @@ class StreamCore:
     def post(self, error: ClientError) -> None:
         """An error for the consumer's next ``next()``."""
         self.error = error
+        self._wake()
+
+    def fail(self, error: BaseException) -> None:
+        """The stream ends with ``error``: one a retry cannot mend (ENDS_STREAMS), or
+        whatever stopped the reader (a bug: handed to the consumer, never lost with the
+        reader). Items read before it are handed out first."""
+        if self.failure is not None:
+            return
+        if isinstance(error, ClientError):
+            self.failure = error
+        else:
+            self.failure = ClientError(f"the alert stream's reader stopped: {error!r}")
+            self.failure.__cause__ = error
         self._wake()
 
     def _push(self, emits: list[Emit]) -> None:
@@ -150,12 +173,15 @@ class StreamCore:
         return None
 
     def disconnected(self, e: Exception | None) -> None:
-        """The connection is gone (``e``: why, None when the stream is closing). labeld's
-        refusal of the subscribe and a bug are posted to the consumer (the reader tries
-        again after the back-off all the same); a transport problem only reconnects."""
+        """The connection is gone (``e``: why, None when the stream is closing). What a
+        retry cannot mend ends the stream (``failure``); labeld's refusal of the
+        subscribe and a bug are posted to the consumer (the reader tries again after the
+        back-off all the same); a transport problem only reconnects."""
         self.sync.on_disconnect()
         self._waiting = {}
-        if isinstance(e, LabeldError):
+        if isinstance(e, ENDS_STREAMS):
+            self.fail(e)
+        elif isinstance(e, LabeldError):
             self.post(e)
         elif e is not None and not isinstance(e, (Eof, NotSent, ClientError, OSError, Overflow)):
             err = ClientError(f"the alert stream failed: {e!r}")

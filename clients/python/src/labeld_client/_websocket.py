@@ -6,6 +6,7 @@ system's CAs, or, with ``fingerprint``, against the certificate's SHA-256 alone.
 from __future__ import annotations
 
 import hashlib
+import re
 import select
 import socket
 import ssl
@@ -15,30 +16,117 @@ from typing import Any
 
 from ._common import Eof, NotSent, Woken, connect_failed
 from ._wire import MAX_LINE, decode_message
-from .errors import ClientError, Timeout, Unreachable
+from .errors import (
+    CertificateRejected,
+    ClientError,
+    ProtocolViolation,
+    Timeout,
+    TransportUnsupported,
+    Unauthorized,
+    Unreachable,
+)
 
 JSONObject = dict[str, Any]
+
+#: How long closing a WebSocket waits for the TCP connection to end after the close
+#: frames (the websockets package's ``close_timeout``, 10 s by default). The kit has all
+#: it needs once the close frame is sent or received; waiting longer would only hold the
+#: caller of ``close()`` (or a read that found labeld closing) when the other end is slow
+#: to end its TCP connection (labeld over TLS sometimes is, by seconds).
+CLOSE_TIMEOUT = 0.2
+
+#: A URL's scheme: what ``Client("https://…")`` is told it cannot use.
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+#: Close codes by which labeld says the client broke RFC 6455 (a protocol error, a type of
+#: data it does not take, a text that is not UTF-8): a retry would break it again.
+_BROKEN_CLOSE_CODES = frozenset({1002, 1003, 1007})
 
 
 def _normalized(fingerprint: str) -> str:
     return fingerprint.replace(":", "").replace(" ", "").lower()
 
 
+def written(digest: bytes) -> str:
+    """A SHA-256 as labeld logs it: ``AB:CD:…``."""
+    return ":".join(f"{b:02X}" for b in digest)
+
+
+def missing_websockets() -> TransportUnsupported:
+    return TransportUnsupported(
+        "a ws:// or wss:// URL needs the websockets package: "
+        "pip install './clients/python[websocket]' (from a clone of labeld)"
+    )
+
+
+def pin_mismatch(url: str, der: bytes | None, pinned: str) -> CertificateRejected:
+    presented = written(hashlib.sha256(der).digest()) if der else None
+    expected = written(bytes.fromhex(pinned)) if len(pinned) == 64 else pinned
+    return CertificateRejected(
+        f"{url}: the certificate's SHA-256 is not the pinned one (presented "
+        f"{presented or 'none'}, pinned {expected}); the token was not sent",
+        url=url,
+        presented=presented,
+        pinned=expected,
+        reason="not the pinned certificate",
+    )
+
+
+def check_pin(url: str, der: bytes | None, pinned: str | None) -> None:
+    """Raises :class:`CertificateRejected` unless the certificate ``der`` is the pinned one."""
+    if pinned is not None and (der is None or hashlib.sha256(der).hexdigest() != pinned):
+        raise pin_mismatch(url, der, pinned)
+
+
 def opening_failed(url: str, e: Exception) -> Exception:
-    """What a WebSocket to labeld that could not be opened raises: a refused token says
-    so, a failed connect is ``Unreachable`` (``Timeout`` when it took too long)."""
-    from websockets.exceptions import InvalidStatus
+    """What a WebSocket to labeld that could not be opened raises. Lasting (a retry does
+    not mend it; streams end): a refused token (:class:`Unauthorized`), a certificate not
+    trusted (:class:`CertificateRejected`), an answer that is no WebSocket of labeld's
+    (:class:`ProtocolViolation`). Otherwise :class:`Unreachable` (:class:`Timeout` when it
+    took too long): labeld is away, restarting, or the network is; streams keep trying."""
+    from websockets.exceptions import InvalidHandshake, InvalidMessage, InvalidStatus
 
     if isinstance(e, InvalidStatus):
         status = e.response.status_code
-        if status == 401:
-            return ClientError(f"{url}: labeld refused the token (401)")
-        return Unreachable(f"{url}: the handshake was answered {status}", path=url)
+        if status in (401, 403):
+            why = "it is missing, wrong or revoked" if status == 401 else "this origin is not allowed"
+            return Unauthorized(f"{url}: labeld refused the token ({status}: {why})", url=url, status=status)
+        if status >= 500 or status in (408, 429):
+            return Unreachable(f"{url}: the handshake was answered {status}", path=url)
+        return ProtocolViolation(
+            f"{url}: the WebSocket handshake was answered {status}: this is not labeld's web "
+            "endpoint (its path is /v1/ws)"
+        )
     if isinstance(e, ClientError):
         return e
+    if isinstance(e, ssl.SSLCertVerificationError):
+        return CertificateRejected(
+            f"{url}: the certificate is not trusted ({e.verify_message or e}); the token was not sent",
+            url=url,
+            reason=e.verify_message or str(e),
+        )
     if isinstance(e, OSError):  # ssl.SSLError and TimeoutError too
         return connect_failed(url, e)
-    return Unreachable(f"{url}: {e}", path=url)  # the library's own handshake failures
+    if isinstance(e, InvalidMessage) and isinstance(e.__cause__, (EOFError, OSError)):
+        return Unreachable(f"{url}: the connection closed during the handshake", path=url)
+    if isinstance(e, InvalidHandshake):
+        return ProtocolViolation(f"{url}: not a WebSocket handshake of labeld's: {e}")
+    return Unreachable(f"{url}: {e}", path=url)
+
+
+def closed(url: str, e: Exception) -> Exception:
+    """What a WebSocket that closed under a read raises: :class:`ProtocolViolation` when
+    labeld's frames broke RFC 6455 or labeld closed it for ours (1002, 1003, 1007), else
+    Eof (labeld went away: reconnect)."""
+    from websockets.exceptions import ConnectionClosed, PayloadTooBig, ProtocolError
+
+    cause = e.__cause__
+    if isinstance(cause, (ProtocolError, UnicodeDecodeError, PayloadTooBig)):
+        return ProtocolViolation(f"{url}: labeld's WebSocket frames broke RFC 6455: {cause}")
+    rcvd = e.rcvd if isinstance(e, ConnectionClosed) else None
+    if rcvd is not None and rcvd.code in _BROKEN_CLOSE_CODES:
+        return ProtocolViolation(f"{url}: labeld closed the WebSocket with {rcvd.code} ({rcvd.reason})")
+    return Eof()
 
 
 class Remote:
@@ -48,12 +136,21 @@ class Remote:
     def is_url(text: str) -> bool:
         return text.startswith("ws://") or text.startswith("wss://")
 
+    @staticmethod
+    def check_scheme(text: str) -> None:
+        """Raises :class:`TransportUnsupported` for a URL that is not ws:// or wss://."""
+        if _SCHEME.match(text) and not Remote.is_url(text):
+            raise TransportUnsupported(
+                f"{text}: labeld is reached at a Unix socket's path, a ws:// URL (this machine) "
+                "or a wss:// URL (labeld's web endpoint, e.g. wss://labels.local:8443/v1/ws)"
+            )
+
     def __init__(self, url: str, *, token: str | None, fingerprint: str | None, cafile: str | None) -> None:
         if not token:
             raise ClientError("a WebSocket URL needs token= (labelctl tokens create NAME --role ROLE)")
         parts = urllib.parse.urlsplit(url)
         if parts.hostname is None:
-            raise ClientError(f"not a WebSocket URL: {url}")
+            raise TransportUnsupported(f"not a WebSocket URL: {url}")
         self.url = url
         self.tls = parts.scheme == "wss"
         self.host = parts.hostname
@@ -61,9 +158,11 @@ class Remote:
         self.path = parts.path or "/v1/ws"
         self.token = token
         self.fingerprint = _normalized(fingerprint) if fingerprint else None
+        if self.fingerprint is not None and not re.fullmatch(r"[0-9a-f]{64}", self.fingerprint):
+            raise TransportUnsupported("fingerprint= is a SHA-256: 64 hex digits, with or without colons")
         self.cafile = cafile
         if (fingerprint or cafile) and not self.tls:
-            raise ClientError("fingerprint= and cafile= are for wss:// URLs")
+            raise TransportUnsupported("fingerprint= and cafile= are for wss:// URLs")
 
     def _context(self) -> ssl.SSLContext:
         if self.fingerprint is not None:
@@ -88,10 +187,9 @@ class WebSocketConn:
     def __init__(self, remote: Remote, deadline: float | None) -> None:
         try:
             from websockets.sync.client import connect
+            from websockets.typing import Subprotocol
         except ImportError:
-            raise ClientError(
-                "a WebSocket needs the websockets package: pip install 'labeld-client[websocket]'"
-            ) from None
+            raise missing_websockets() from None
         self.path = remote.url
         timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
         try:
@@ -99,21 +197,19 @@ class WebSocketConn:
         except OSError as e:
             raise connect_failed(remote.url, e) from None
         try:
+            # Each message is written at once (as asyncio's transports do): else a frame
+            # written in two pieces waits for the other end's delayed ACK, 40 ms a call.
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if remote.tls:
                 sock = remote._context().wrap_socket(sock, server_hostname=remote.host)
-                if remote.fingerprint is not None:
-                    der = sock.getpeercert(binary_form=True) or b""
-                    if hashlib.sha256(der).hexdigest() != remote.fingerprint:
-                        raise ClientError(
-                            f"{remote.url}: the certificate's SHA-256 is not the pinned one; "
-                            "the token was not sent"
-                        )
+                check_pin(remote.url, sock.getpeercert(binary_form=True), remote.fingerprint)
             uri = f"ws://{remote.host}:{remote.port}{remote.path}"
             # Entered as the library asks (its close is ours, in close()).
             self.ws = connect(
                 uri, sock=sock, additional_headers={"Authorization": "Bearer " + remote.token},
-                subprotocols=["labeld.v1"],  # type: ignore[list-item]
+                subprotocols=[Subprotocol("labeld.v1")],
                 open_timeout=timeout, max_size=MAX_LINE, ping_interval=20, ping_timeout=20,
+                close_timeout=CLOSE_TIMEOUT,
             ).__enter__()
         except Exception as e:
             sock.close()
@@ -160,7 +256,7 @@ class WebSocketConn:
             except TimeoutError:
                 continue
             except ConnectionClosed as e:
-                raise Eof() from e
+                raise closed(self.path, e) from e
             if isinstance(message, bytes):
-                raise Eof()
+                raise ProtocolViolation(f"{self.path}: a binary message (labeld sends text only)")
             return decode_message(message.encode("utf-8"))

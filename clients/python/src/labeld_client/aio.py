@@ -8,16 +8,17 @@ import socket
 import time
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from . import _methods as m
 from ._common import DEFAULT, DEFAULT_TIMEOUT, AsyncClosing, Candidates, Eof, NotSent, Overflow, Retry
 from ._common import answer, connect_failed, deadline_in, paced
 from ._aio_websocket import WebPull, open_websocket
+from ._websocket import closed
 from ._streams import StreamCore
 from ._websocket import Remote
 from ._wire import READ_CHUNK, LineBuffer, decode_message, encode_request, socket_candidates
-from .errors import ClientError, ProtocolViolation, Timeout, Unreachable
+from .errors import ENDS_STREAMS, ClientError, ProtocolViolation, Timeout, Unreachable
 from .jobs import JobWatch
 from .models import Alert, Gap, HelloResult, Job, Page, Printer, Product, RenderResult, SaveResult
 
@@ -223,12 +224,15 @@ class _WebMain(_Calls):
         try:
             async for message in self.ws:
                 if isinstance(message, bytes):
-                    break  # labeld sends text frames only
+                    error = ProtocolViolation(f"{self.path}: a binary message (labeld sends text only)")
+                    break
                 self._dispatch(decode_message(message.encode("utf-8")))
-        except ConnectionClosed:
-            pass
+        except ConnectionClosed as e:
+            error = closed(self.path, e)
         except ProtocolViolation as e:
             error = e
+        except Exception as e:  # noqa: BLE001 - the callers waiting are told, not left waiting
+            error = ClientError(f"{self.path}: reading labeld's answers failed: {e!r}")
         finally:
             self._fail(error)
             self.ws.transport.abort()
@@ -260,7 +264,7 @@ async def _open_pull(
 ) -> _Pull | WebPull:
     """A connection read only when asked, to labeld's socket or its web endpoint."""
     if remote is not None:
-        return WebPull(await open_websocket(remote, deadline))
+        return WebPull(await open_websocket(remote, deadline), remote.url)
     return _Pull((await _open_first(paths, deadline))[0])
 
 
@@ -275,7 +279,8 @@ class AsyncClient(AsyncClosing):
 
     From another machine, ``socket_path`` is the web endpoint's URL instead, with
     ``token=`` and optionally ``fingerprint=`` or ``cafile=``, as for ``Client``. It needs
-    the ``websockets`` package: ``pip install 'labeld-client[websocket]'``.
+    the ``websockets`` package (``pip install './clients/python[websocket]'`` from a clone
+    of labeld); without it a call raises :class:`TransportUnsupported`.
     """
 
     def __init__(
@@ -292,6 +297,8 @@ class AsyncClient(AsyncClosing):
             self._remote = Remote(socket_path, token=token, fingerprint=fingerprint, cafile=cafile)
             self.socket_paths: list[str] = [socket_path]
         else:
+            if isinstance(socket_path, str):
+                Remote.check_scheme(socket_path)
             self.socket_paths = socket_candidates(socket_path)
         self.socket_path = self.socket_paths[0]
         self.timeout = timeout
@@ -376,11 +383,16 @@ class AsyncClient(AsyncClosing):
         retry = Retry(method)
         while True:
             conn = await self._connection(deadline)
+            fut: asyncio.Future[JSONObject] | None = None
             try:
                 rid, fut = conn.register()
                 await conn.send_request(rid, method, params)
             except NotSent:
                 conn.close()  # a connection that died before (labeld restarted)
+                if fut is not None and fut.done() and fut.exception() is None:
+                    # answered before the connection closed under the request (one too
+                    # large is refused as soon as its length is known, then closed)
+                    return fut.result()
                 retry.not_sent(conn.path)
                 continue
             try:
@@ -573,7 +585,7 @@ class AsyncClient(AsyncClosing):
                             return
             except Overflow:
                 continue  # at once: labeld dropped this reader for being slow
-            except (Eof, NotSent, ProtocolViolation):
+            except (Eof, NotSent):
                 pass  # reconnect (after a back-off) and catch up with jobs.get
             finally:
                 conn.close()
@@ -594,7 +606,9 @@ class AsyncAlertStream(AsyncClosing):
     with back-off, and keeps at most ``max_ready`` items ahead of the consumer. While
     labeld is not running it keeps trying; an :class:`Unreachable` for a socket this user
     may not open is raised from ``next()`` at once; the stream tries again (after the
-    back-off) only when ``next()`` is called again, as the Swift kit's does."""
+    back-off) only when ``next()`` is called again, as the Swift kit's does. What a retry
+    cannot mend ends the stream, as ``AlertStream``'s (``failure``): ``next()`` and
+    ``async for`` raise it; the reader task never ends unseen."""
 
     max_ready = 1024
 
@@ -651,10 +665,24 @@ class AsyncAlertStream(AsyncClosing):
         return self
 
     async def __anext__(self) -> Alert | Gap:
-        return await self.next()
+        item = await self.next()
+        assert item is not None  # no timeout: it waits
+        return item
 
-    async def next(self, timeout: float | None = None) -> Alert | Gap:
-        """The next item; raises Timeout after ``timeout`` seconds (None: waits)."""
+    @property
+    def failure(self) -> ClientError | None:
+        """What ended the stream (see ``AlertStream``), or None while it runs."""
+        return self._core.failure
+
+    @overload
+    async def next(self, timeout: None = None) -> Alert | Gap: ...
+    @overload
+    async def next(self, timeout: float) -> Alert | Gap | None: ...
+
+    async def next(self, timeout: float | None = None) -> Alert | Gap | None:
+        """The next item, waiting for it; with ``timeout``, None when none came within
+        that many seconds (a quiet channel is no error). Raises only what the stream has
+        to say, as ``AlertStream.next``, and StopAsyncIteration once closed."""
         self._ensure_started()
         changed, _ = self._events()
         deadline = deadline_in(timeout)
@@ -672,7 +700,7 @@ class AsyncAlertStream(AsyncClosing):
                 async with asyncio.timeout(_remaining(deadline)):
                     await changed.wait()
             except TimeoutError:
-                raise Timeout("no alert within the timeout") from None
+                return None
             finally:
                 self._asking -= 1
 
@@ -712,10 +740,24 @@ class AsyncAlertStream(AsyncClosing):
     # --- the reader task -----------------------------------------------------------
 
     async def _run(self) -> None:
+        """The reader task: whatever ends it is the consumer's to see (cancelling it is how
+        the stream closes)."""
+        try:
+            await self._read()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as e:  # noqa: BLE001 - handed to the consumer
+            self._core.fail(e)
+
+    async def _read(self) -> None:
         core = self._core
         while not core.closed:
             try:
                 self._conn = conn = await _open_pull(self._paths, self._remote, deadline_in(self._timeout))
+            except ENDS_STREAMS as e:
+                self.last_error = e
+                core.fail(e)
+                return
             except (Unreachable, Timeout, OSError) as e:
                 self.last_error = e
                 if isinstance(e, Unreachable) and e.lasting:
@@ -743,7 +785,7 @@ class AsyncAlertStream(AsyncClosing):
                 conn.close()
                 self._conn = None
                 core.disconnected(error)
-            if core.closed:
+            if core.ended:
                 return
             if overflow:
                 self.overflows += 1

@@ -11,7 +11,7 @@ import threading
 import time
 import weakref
 from collections.abc import Generator, Iterator, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from . import _methods as m
 from ._common import DEFAULT, DEFAULT_TIMEOUT, Candidates, Closing, Eof, NotSent, Overflow, Retry, Woken
@@ -19,7 +19,7 @@ from ._common import answer, connect_failed, deadline_in, paced
 from ._streams import StreamCore
 from ._websocket import Remote, WebSocketConn
 from ._wire import READ_CHUNK, LineBuffer, decode_message, encode_request, socket_candidates
-from .errors import ClientError, ProtocolViolation, Timeout, Unreachable
+from .errors import ENDS_STREAMS, ClientError, ProtocolViolation, Timeout, Unreachable
 from .jobs import JobWatch
 from .models import Alert, Gap, HelloResult, Job, Page, Printer, Product, RenderResult, SaveResult
 
@@ -195,7 +195,8 @@ class Client(Closing):
     (``"wss://labels.local:8443/v1/ws"``, or ``ws://`` on the same machine) with
     ``token=`` (``labelctl tokens create``); ``fingerprint=`` pins labeld's certificate by
     its SHA-256 (as labeld logs it), ``cafile=`` trusts a CA or the certificate itself.
-    It needs the ``websockets`` package: ``pip install 'labeld-client[websocket]'``.
+    It needs the ``websockets`` package (``pip install './clients/python[websocket]'`` from
+    a clone of labeld); without it a call raises :class:`TransportUnsupported`.
     """
 
     def __init__(
@@ -212,6 +213,8 @@ class Client(Closing):
             self._remote = Remote(socket_path, token=token, fingerprint=fingerprint, cafile=cafile)
             self.socket_paths = [socket_path]
         else:
+            if isinstance(socket_path, str):
+                Remote.check_scheme(socket_path)
             self.socket_paths = socket_candidates(socket_path)
         self.socket_path = self.socket_paths[0]
         self.timeout = timeout
@@ -507,7 +510,7 @@ class Client(Closing):
                             return
             except Overflow:
                 continue  # at once: labeld dropped this reader for being slow
-            except (Eof, NotSent, ProtocolViolation):
+            except (Eof, NotSent):
                 pass  # reconnect (after a back-off) and catch up with jobs.get
             finally:
                 conn.close()
@@ -530,6 +533,12 @@ class AlertStream(Closing):
     running it keeps trying; an :class:`Unreachable` for a socket this user may not open
     is raised from ``next()`` at once; the stream tries again (after the back-off) only
     when ``next()`` is called again, as the Swift kit's does.
+
+    What a retry cannot mend ends the stream (``errors.ENDS_STREAMS``: a refused or revoked
+    token, a certificate not trusted, no WebSocket support, a protocol violation): the
+    reader stops, and ``next()`` (and so a ``for`` loop) raises it once the items read
+    before it are handed out, again each time it is asked. The reader never dies unseen:
+    whatever stops it is raised to the consumer the same way (``failure``).
     """
 
     max_ready = 1024
@@ -577,10 +586,25 @@ class AlertStream(Closing):
         return self
 
     def __next__(self) -> Alert | Gap:
-        return self.next()
+        item = self.next()
+        assert item is not None  # no timeout: it waits
+        return item
 
-    def next(self, timeout: float | None = None) -> Alert | Gap:
-        """The next item; raises Timeout after ``timeout`` seconds (None: waits)."""
+    @property
+    def failure(self) -> ClientError | None:
+        """What ended the stream (see the class), or None while it runs."""
+        return self._core.failure
+
+    @overload
+    def next(self, timeout: None = None) -> Alert | Gap: ...
+    @overload
+    def next(self, timeout: float) -> Alert | Gap | None: ...
+
+    def next(self, timeout: float | None = None) -> Alert | Gap | None:
+        """The next item, waiting for it; with ``timeout``, None when none came within
+        that many seconds (a quiet channel is no error: nothing is wrong, nothing was
+        lost). Raises only what the stream has to say (``failure``, a socket this user may
+        not open, labeld's refusal of the subscribe) and StopIteration once closed."""
         deadline = deadline_in(timeout)
         with self._lock:
             while True:
@@ -597,7 +621,7 @@ class AlertStream(Closing):
                     else:
                         remaining = deadline - time.monotonic()
                         if remaining <= 0:
-                            raise Timeout("no alert within the timeout")
+                            return None
                         self._not_empty.wait(remaining)
                 finally:
                     self._asking -= 1
@@ -655,10 +679,24 @@ class AlertStream(Closing):
             return core.closed
 
     def _run(self) -> None:
+        """The reader thread: whatever ends it is the consumer's to see, never a traceback
+        on stderr and a consumer left waiting."""
+        try:
+            self._read()
+        except BaseException as e:  # noqa: BLE001 - handed to the consumer
+            with self._lock:
+                self._core.fail(e)
+
+    def _read(self) -> None:
         core = self._core
         while not core.closed:
             try:
                 conn = _connect(self._paths, deadline_in(self._timeout), self._remote)
+            except ENDS_STREAMS as e:
+                self.last_error = e
+                with self._lock:
+                    core.fail(e)
+                return
             except (Unreachable, Timeout, OSError) as e:
                 self.last_error = e
                 if isinstance(e, Unreachable) and e.lasting:
@@ -686,7 +724,7 @@ class AlertStream(Closing):
                 conn.close()
                 with self._lock:
                     core.disconnected(error)
-            if core.closed:
+            if core.ended:
                 return
             if overflow:
                 self.overflows += 1

@@ -11,10 +11,10 @@ import errno as _errno
 import grp
 import os
 import stat as _stat
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .models import Alert
+from ._base import ClientError, ProtocolViolation
+from .models import Alert
 
 __all__ = [
     "ClientError",
@@ -22,6 +22,10 @@ __all__ = [
     "ConnectionLost",
     "Timeout",
     "ProtocolViolation",
+    "Unauthorized",
+    "CertificateRejected",
+    "TransportUnsupported",
+    "ENDS_STREAMS",
     "LabeldError",
     "ParseError",
     "InvalidRequest",
@@ -41,10 +45,6 @@ __all__ = [
     "permission_denied_message",
     "not_running_message",
 ]
-
-
-class ClientError(Exception):
-    """Base class of everything this kit raises."""
 
 
 class Unreachable(ClientError):
@@ -91,8 +91,62 @@ class Timeout(ClientError):
     """No answer within the call's timeout."""
 
 
-class ProtocolViolation(ClientError):
-    """labeld (or whatever listens on the socket) broke the wire protocol."""
+class Unauthorized(ClientError):
+    """labeld's web endpoint refused the sign-in: the token is missing, wrong or revoked
+    (HTTP ``status`` 401), or the request's origin is not allowed (403). ``url`` is the
+    endpoint. A retry with the same token does not mend it: calls raise it, and an alert
+    stream or job sequence ends with it, also when the token is revoked while it runs
+    (labeld closes the token's connections; the reconnect is refused). The Swift kit's
+    ``.unauthorized``."""
+
+    def __init__(self, message: str, *, url: str, status: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.url = url
+        self.status = status
+
+
+class CertificateRejected(ClientError):
+    """The server's TLS certificate is not the one this client trusts, so nothing was sent
+    over it, the token least of all. With ``fingerprint=``: ``presented`` (the
+    certificate's SHA-256, written as labeld logs it, ``AB:CD:…``) is not ``pinned``.
+    Otherwise the certificate did not verify against ``cafile=`` or the system's CAs
+    (``presented`` and ``pinned`` are None; ``reason`` says why). The Swift kit's
+    ``.certificateRejected``."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        url: str,
+        presented: str | None = None,
+        pinned: str | None = None,
+        reason: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.url = url
+        self.presented = presented
+        self.pinned = pinned
+        self.reason = reason
+
+
+class TransportUnsupported(ClientError):
+    """This client cannot speak the transport asked for: a ``ws://`` or ``wss://`` URL
+    without the ``websockets`` package (``pip install './clients/python[websocket]'``
+    from a clone of labeld), or a URL whose scheme is neither. The Swift kit's
+    ``.transportUnsupported``."""
+
+
+#: What a retry cannot mend: an alert stream or job sequence ends with one of these (its
+#: reader stops; ``next()`` raises it, again each time it is asked, once the items read
+#: before it are handed out). A stream keeps trying after any other error.
+ENDS_STREAMS: tuple[type[ClientError], ...] = (
+    Unauthorized,
+    CertificateRejected,
+    TransportUnsupported,
+    ProtocolViolation,
+)
 
 
 class LabeldError(ClientError):
@@ -180,8 +234,6 @@ class SaveFailed(LabeldError):
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
         super().__init__(code, message, data)
-        from .models import Alert
-
         self.alert: Alert | None = None
         if isinstance(data, dict):
             try:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Generic, TypeVar
 
-from .errors import ProtocolViolation
+from ._base import ProtocolViolation
 
 __all__ = [
     "REASONS",
