@@ -180,32 +180,52 @@ def test_a_token_never_valid_is_refused_typed(web: WebEndpoint, make: Maker) -> 
         stream.close()
 
 
-def test_a_revoked_token_ends_an_open_stream(labeld: LabeldInstance, web: WebEndpoint, make: Maker) -> None:
-    """labeld closes a revoked token's connections; the stream's reconnect is refused and
+def test_a_revoked_token_ends_open_streams(labeld: LabeldInstance, web: WebEndpoint) -> None:
+    """labeld closes a revoked token's connections; each stream's reconnect is refused and
     the stream ends with Unauthorized, within seconds: the items before it first. Calls
-    raise it too."""
-    c = make(token=web.token("doomed", "operator"))
-    stream = c.alerts()
+    raise it too. Both clients at once, on one token (one revocation, one wait)."""
+    secret = web.token("doomed", "operator")
+    sync_make, sync_made = _maker("sync", web.url, web.fingerprint)
+    async_make, async_made = _maker("async", web.url, web.fingerprint)
+    clients = {"sync": sync_make(token=secret), "async": async_make(token=secret)}
+    streams = {name: c.alerts() for name, c in clients.items()}
     try:
         labeld.simulate("sim:zebra", "coverOpen")
-        first = take(stream, 1, timeout=30)  # the stream is live
-        assert isinstance(first[0], Alert) and first[0].reason == "coverOpen"
+        for stream in streams.values():
+            first = take(stream, 1, timeout=30)  # the stream is live
+            assert isinstance(first[0], Alert) and first[0].reason == "coverOpen"
         labeld.simulate("sim:zebra", None)
-        wait_for("the clearing to be read", lambda: stream.position == first[0].seq + 1)
+        cleared = first[0].seq + 1
+        for stream in streams.values():
+            wait_for("the clearing to be read", functools.partial(lambda s: s.position == cleared, stream))
+        results: dict[str, tuple[list[Alert | Gap], BaseException | None]] = {}
+        loops = [
+            Background(functools.partial(lambda n: results.update({n: _loop_until_it_raises(streams[n], REVOKED_ENDS_WITHIN)}), name), f"loop-{name}")
+            for name in streams
+        ]  # fmt: skip
         revoked = time.monotonic()
         web.revoke("doomed")
-        items, error = _loop_until_it_raises(stream, REVOKED_ENDS_WITHIN)
+        for loop in loops:
+            loop.start()
+        for loop in loops:
+            loop.finish(REVOKED_ENDS_WITHIN + 5)
         took = time.monotonic() - revoked
         if took > ENDS_WITHIN:
-            warnings.warn(f"the revoked token's stream ended after {took:.1f} s: labeld closed it late", stacklevel=1)
-        assert isinstance(error, Unauthorized) and error.status == 401, error
-        assert [(i.id, i.state) for i in items if isinstance(i, Alert)] == [("printerError:sim:zebra", "cleared")]
-        assert isinstance(stream.last_error, Unauthorized)
-        wait_for("the stream's reader to stop", lambda: _ended(stream), timeout=5)
+            warnings.warn(f"the revoked token's streams ended after {took:.1f} s: labeld closed them late", stacklevel=1)
+        for name, stream in streams.items():
+            items, error = results[name]
+            assert isinstance(error, Unauthorized) and error.status == 401, (name, error)
+            assert [(i.id, i.state) for i in items if isinstance(i, Alert)] == [("printerError:sim:zebra", "cleared")]
+            assert isinstance(stream.last_error, Unauthorized) and stream.failure is error
+            wait_for("the stream's reader to stop", functools.partial(_ended, stream), timeout=5)
+        for c in clients.values():
+            with pytest.raises(Unauthorized):
+                c.hello()
     finally:
-        stream.close()
-    with pytest.raises(Unauthorized):
-        c.hello()
+        for stream in streams.values():
+            stream.close()
+        for c in [*sync_made, *async_made]:
+            c.close()
 
 
 # --- a certificate that is not the pinned one --------------------------------------------
