@@ -197,8 +197,8 @@ class WebSocketConn:
         except OSError as e:
             raise connect_failed(remote.url, e) from None
         try:
-            # Each message is written at once (as asyncio's transports do): else a frame
-            # written in two pieces waits for the other end's delayed ACK, 40 ms a call.
+            # A request goes out whole at once, as asyncio's transports send (Nagle would
+            # hold the last piece of a large one until labeld's delayed ACK, up to 40 ms).
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if remote.tls:
                 sock = remote._context().wrap_socket(sock, server_hostname=remote.host)

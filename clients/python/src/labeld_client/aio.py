@@ -14,9 +14,8 @@ from . import _methods as m
 from ._common import DEFAULT, DEFAULT_TIMEOUT, AsyncClosing, Candidates, Eof, NotSent, Overflow, Retry
 from ._common import answer, connect_failed, deadline_in, paced
 from ._aio_websocket import WebPull, open_websocket
-from ._websocket import closed
 from ._streams import StreamCore
-from ._websocket import Remote
+from ._websocket import Remote, closed
 from ._wire import READ_CHUNK, LineBuffer, decode_message, encode_request, socket_candidates
 from .errors import ENDS_STREAMS, ClientError, ProtocolViolation, Timeout, Unreachable
 from .jobs import JobWatch
