@@ -180,9 +180,15 @@ public final class Daemon: Sendable {
         m.latency = dispatcher.latency.snapshot
         m.printers = services.printers.printers
         m.alerts = services.channel.active
-        for job in jobStore.unfinished() { m.unfinishedJobs[job.state, default: 0] += 1 }
+        let now = Date()
+        for job in jobStore.unfinished() {
+          m.unfinishedJobs[job.state, default: 0] += 1
+          let waited = max(0, Int(now.timeIntervalSince(job.createdAt)))
+          m.oldestJobSeconds[job.printer] = max(m.oldestJobSeconds[job.printer] ?? 0, waited)
+        }
         m.refusedJobs = services.jobs.refused
         m.clients = server.connectionCount
+        m.clientsOverflowed = server.overflowCount
         m.storeBytes = Self.fileSize(state + "/labeld.db")
         return m.text()
       }, log: log)

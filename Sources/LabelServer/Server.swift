@@ -23,6 +23,7 @@ package final class Server: Sendable {
   private let connections = Mutex<[UInt64: Connection]>([:])
   private let nextID = Atomic<UInt64>(1)
   private let stopped = Atomic<Bool>(false)
+  private let overflowed = Atomic<Int>(0)
   /// When accept last failed and was logged: a descriptor shortage retries every 100 ms
   /// but is logged at most every 10 s.
   private let lastAcceptError = Mutex<ContinuousClock.Instant?>(nil)
@@ -79,6 +80,9 @@ package final class Server: Sendable {
   }
 
   package var connectionCount: Int { connections.withLock { $0.count } }
+
+  /// Connections closed after an `overflow` since start-up (they fell behind).
+  package var overflowCount: Int { overflowed.load(ordering: .relaxed) }
 
   private func acceptAll() {
     while true {
@@ -170,6 +174,7 @@ package final class Server: Sendable {
 
   private func closed(_ connection: Connection) {
     channel.unsubscribe(connection.subscriberID)
+    if connection.overflowed { overflowed.add(1, ordering: .relaxed) }
     _ = connections.withLock { $0.removeValue(forKey: connection.subscriberID) }
     log.debug("connection \(connection.subscriberID) closed")
   }

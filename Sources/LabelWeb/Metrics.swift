@@ -14,6 +14,11 @@ package struct MetricsSnapshot: Sendable {
   package var jobsEnded: [JobState: Int] = [:]
   /// Submits refused at the waiting queue's bounds since start-up, by bound.
   package var refusedJobs: [QueueBound: Int] = [:]
+  /// Per printer, whole seconds since the oldest of its jobs not ended was submitted (no
+  /// entry: none waits). Every printer in `printers` is shown, 0 when nothing waits.
+  package var oldestJobSeconds: [String: Int] = [:]
+  /// Clients sent `overflow` and disconnected since start-up (they fell behind).
+  package var clientsOverflowed = 0
   package var latency: (cumulative: [(bound: Double, count: Int)], count: Int, sum: Double) = (
     [], 0, 0
   )
@@ -56,6 +61,14 @@ package struct MetricsSnapshot: Sendable {
     for state in [JobState.pending, .held, .processing] {
       out += "labeld_jobs{state=\"\(state.rawValue)\"} \(unfinishedJobs[state] ?? 0)\n"
     }
+    family(
+      "labeld_printer_oldest_job_seconds", "gauge",
+      "Seconds since the oldest job not ended (waiting, held or printing) on the printer was "
+        + "submitted; 0 when none.")
+    for id in Set(printers.map(\.id)).union(oldestJobSeconds.keys).sorted() {
+      let seconds = oldestJobSeconds[id] ?? 0
+      out += "labeld_printer_oldest_job_seconds{printer=\"\(Self.escape(id))\"} \(seconds)\n"
+    }
     family("labeld_jobs_ended_total", "counter", "Jobs ended since labeld started, by end state.")
     for state in [JobState.completed, .canceled, .aborted] {
       out += "labeld_jobs_ended_total{state=\"\(state.rawValue)\"} \(jobsEnded[state] ?? 0)\n"
@@ -79,6 +92,11 @@ package struct MetricsSnapshot: Sendable {
     out += "labeld_request_seconds_count \(latency.count)\n"
     family("labeld_clients", "gauge", "Connected clients (Unix socket and WebSocket).")
     out += "labeld_clients \(clients)\n"
+    family(
+      "labeld_clients_overflowed_total", "counter",
+      "Clients sent an overflow notification and disconnected since labeld started: they fell "
+        + "behind by --max-queued-messages, or retention dropped events they had yet to replay.")
+    out += "labeld_clients_overflowed_total \(clientsOverflowed)\n"
     if let storeBytes {
       family("labeld_store_bytes", "gauge", "Size of the state database file.")
       out += "labeld_store_bytes \(storeBytes)\n"

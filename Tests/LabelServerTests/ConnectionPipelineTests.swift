@@ -136,4 +136,16 @@ import Testing
     let answers = Array(lines.map { "ok:\($0)\n" }.joined().utf8)
     #expect(pair.read(answers.count) == answers)
   }
+
+  /// An overflowed subscriber is told where to resume, closed, and marked for the server's
+  /// count (`labeld_clients_overflowed_total`).
+  @Test func anOverflow_isSent_andMarked() throws {
+    let pair = try Pair(framer: LineFramer(maxMessageBytes: 1000))
+    #expect(!pair.connection.overflowed)
+    pair.connection.overflowNow()
+    #expect(pair.connection.overflowed)
+    // Up to the close (the read ends there, long before 4096 bytes).
+    let said = String(decoding: pair.read(4096), as: UTF8.self)
+    #expect(said.contains(#""method":"overflow""#), "\(said)")
+  }
 }

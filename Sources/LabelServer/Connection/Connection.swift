@@ -70,6 +70,8 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     /// Everything is written and the sending side shut: what the client still sends is
     /// read and dropped until it closes (`finishClosing`).
     var lingering = false
+    /// Sent `overflow`: the server counts it when it closes (`labeld_clients_overflowed_total`).
+    var overflowed = false
   }
 
   package init(
@@ -325,8 +327,8 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
       case .message(let message, let wireBytes):
         if let reply = await handler(message, self) { send(reply) }
         state.withLock { $0.account.release(wireBytes) }
-      case .refused(let error):
-        send(Wire.error(id: nil, error))
+      case .refused, .failed:
+        if case .refused(let error) = head { send(Wire.error(id: nil, error)) }
         state.withLock { s in
           s.inbox.processing = false
           closeAfterFlush(&s)
@@ -397,6 +399,9 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
       requestReplayIfDrained(&s)
     }
   }
+
+  /// It fell behind and was sent `overflow` (it closes once that is written).
+  package var overflowed: Bool { state.withLock { $0.overflowed } }
 
   package func overflowNow() {
     state.withLock { s in
@@ -476,6 +481,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
   /// where to resume (`overflow` with the last alert seq it was sent), and close.
   private func overflow(_ s: inout State) {
     let (dropped, seq) = s.outbox.dropUnstarted()
+    s.overflowed = true
     enqueue(
       OutboundMessage(
         bytes: Wire.notification(.overflow, OverflowParams(seq: seq)), kind: .notification,

@@ -8,6 +8,10 @@ package enum Inbound: Sendable, Equatable {
   /// Reading ends here: the connection answers this error after its earlier answers and
   /// closes.
   case refused(RPCError)
+  /// Reading ends here with nothing to answer: the framing failed (a WebSocket that
+  /// breaks RFC 6455 fails with a close code and no message, §7.1.7). The connection
+  /// closes after its earlier answers, with the framing's farewell.
+  case failed
 }
 
 /// What one call of `Framer.take` did besides the messages it appended.
