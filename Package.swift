@@ -9,8 +9,8 @@ let package = Package(
     // The client kit for apps: `.package(path:)` or `url:` this repository, then
     // `.product(name: "LabelKit", package: "labeld")` and `import LabelKit`.
     .library(name: "LabelKit", targets: ["LabelKit"]),
-    // LabelKit over labeld's web endpoint (URLSessionWebSocketTask), for apps on other
-    // devices: `LabeldClient(route: .webSocket(url:token:pinnedSHA256:))`.
+    // LabelKit over labeld's web endpoint (WebSocket, TLS with a pinned certificate), for
+    // apps on other devices: `LabeldClient(route: .webSocket(url:token:pinnedSHA256:))`.
     .library(name: "LabelKitWeb", targets: ["LabelKitWeb"]),
     .executable(name: "labeld", targets: ["labeld"]),
     .executable(name: "labelctl", targets: ["labelctl"]),
@@ -146,13 +146,17 @@ let package = Package(
     // scripts/lazy-stubs.py; apt: libmicrohttpd-dev, libgnutls28-dev), a typed wrapper
     // (one owner per handle), and the web room: WebSocket framing into the Unix socket's
     // connection pipeline, tokens, the status page and /metrics.
+    // RFC 6455 in pure Swift, for both ends: frames read and written, the handshake's
+    // keys and checks, UTF-8 as it arrives. labeld's WebSocket framing and LabelKit's
+    // WebSocket transport are built on it, so the two cannot drift apart.
+    .target(name: "LabelWebSocket"),
     .target(name: "CHTTP"),
     .target(name: "LabelHTTP", dependencies: ["CHTTP", "LabelPOSIX"]),
     .target(
       name: "LabelWeb",
       dependencies: [
         "LabelHTTP", "LabelServer", "LabelCore", "LabelStore", "LabelLog", "LabelPOSIX",
-        "LabelWire",
+        "LabelWire", "LabelWebSocket",
       ],
       resources: [
         .embedInCode("Assets/index.html"), .embedInCode("Assets/style.css"),
@@ -196,7 +200,15 @@ let package = Package(
     // The mixed load of issue #13 (clients, fault toggling, per-interval counts) and /proc
     // metrics, shared by `make soak` (labeld-bench --soak) and the soak test.
     .target(name: "LabelLoad", dependencies: ["LabelKit", "LabelCore"]),
-    .target(name: "LabelKitWeb", dependencies: ["LabelKit"]),
+    // LabelKit's TLS client on Linux: GnuTLS through one small C module, opened on first
+    // use (apt: libgnutls28-dev for the header). Apple platforms use Network.framework.
+    .target(name: "CGnuTLS"),
+    .target(
+      name: "LabelKitWeb",
+      dependencies: [
+        "LabelKit", "LabelWebSocket",
+        .target(name: "CGnuTLS", condition: .when(platforms: [.linux])),
+      ]),
     .executableTarget(
       name: "labeld",
       dependencies: ["LabelDaemon", "LabelCore", "LabelPOSIX", "LabelLog", "LabelCommandLine"]),
@@ -223,6 +235,9 @@ let package = Package(
         "LabelHTTP",
       ]),
     .testTarget(name: "LabelCommandLineTests", dependencies: ["LabelCommandLine"]),
+    .testTarget(
+      name: "LabelWebSocketTests",
+      dependencies: ["LabelWebSocket", "LabelKitWeb", "LabelKit", "LabelHTTP", "LabelTestKit"]),
     .testTarget(
       name: "LabelIPPTests", dependencies: ["LabelIPP", "LabelCUPS", "LabelCore", "LabelTestKit"]),
     .testTarget(

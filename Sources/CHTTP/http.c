@@ -13,6 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 void chttp_bind_mhd(void *handle);
 void chttp_bind_gnutls(void *handle);
@@ -22,12 +26,19 @@ void chttp_bind_free(void *gnutls);
 typedef enum MHD_Result (*upgrade_action_fn)(struct MHD_UpgradeResponseHandle *,
                                              enum MHD_UpgradeAction, ...);
 static upgrade_action_fn upgrade_action;
+// Variadic too: the connection's own socket, under TLS (where labeld gets a socketpair).
+typedef const union MHD_ConnectionInfo *(*connection_info_fn)(struct MHD_Connection *,
+                                                              enum MHD_ConnectionInfoType, ...);
+static connection_info_fn connection_info;
 
 void chttp_bind(void *microhttpd, void *gnutls) {
   chttp_bind_mhd(microhttpd);
   chttp_bind_gnutls(gnutls);
   chttp_bind_free(gnutls);
   __atomic_store_n(&upgrade_action, (upgrade_action_fn)dlsym(microhttpd, "MHD_upgrade_action"),
+                   __ATOMIC_RELEASE);
+  __atomic_store_n(&connection_info,
+                   (connection_info_fn)dlsym(microhttpd, "MHD_get_connection_info"),
                    __ATOMIC_RELEASE);
 }
 
@@ -349,10 +360,21 @@ void chttp_respond(chttp_request *request, unsigned status, const char *headers,
 static void on_upgraded(void *cls, struct MHD_Connection *connection, void *state,
                         const char *early, size_t early_size, MHD_socket sock,
                         struct MHD_UpgradeResponseHandle *handle) {
-  (void)connection;
   (void)state;
   (void)early;
   chttp_request *request = cls;
+  // A WebSocket carries small messages both ways: each leaves at once. libmicrohttpd
+  // leaves the connection's socket as the 101 left it (corked, or with Nagle's delay),
+  // and under TLS writes each record it forwards in pieces, so without this every
+  // answer waits for the client's delayed ACK (about 40 ms on Linux).
+  connection_info_fn info = __atomic_load_n(&connection_info, __ATOMIC_ACQUIRE);
+  const union MHD_ConnectionInfo *fd =
+      info ? info(connection, MHD_CONNECTION_INFO_CONNECTION_FD) : NULL;
+  if (fd != NULL) {
+    int on = 1, off = 0;
+    setsockopt(fd->connect_fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
+    setsockopt(fd->connect_fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+  }
   request->server->on_upgrade(request->server->context, request->tag, sock,
                               (chttp_upgraded *)handle, early_size);
 }
@@ -369,7 +391,19 @@ void chttp_accept_websocket(chttp_request *request, const char *accept, const ch
   finish(request, MHD_HTTP_SWITCHING_PROTOCOLS, response);
 }
 
-void chttp_close_upgraded(chttp_upgraded *handle) {
+void chttp_close_upgraded(chttp_upgraded *handle, int fd) {
+  // Under TLS, libmicrohttpd's thread notices MHD_UPGRADE_ACTION_CLOSE only when it next
+  // wakes (the client's next bytes): the end of labeld's side of the socketpair wakes it
+  // now, so the close frame written before and the connection's end reach the client at
+  // once. On a plain connection `fd` is the client's socket: shut, it ends the same way.
+  // After the action: a wake before it would find nothing to do. Through a duplicate, so
+  // the socket is still this one (not a number reused) should the library close its
+  // descriptor first.
+  int copy = dup(fd);
   upgrade_action_fn action = __atomic_load_n(&upgrade_action, __ATOMIC_ACQUIRE);
   if (action) action((struct MHD_UpgradeResponseHandle *)handle, MHD_UPGRADE_ACTION_CLOSE);
+  if (copy >= 0) {
+    shutdown(copy, SHUT_RDWR);
+    close(copy);
+  }
 }

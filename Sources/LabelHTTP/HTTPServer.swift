@@ -137,7 +137,7 @@ package final class UpgradedSocket: Sendable {
         defer { h = nil }; return h
       })
     else { return }
-    chttp_close_upgraded(h.pointer)
+    chttp_close_upgraded(h.pointer, fd)
   }
 
   deinit { close() }

@@ -18,6 +18,8 @@ public final class AlertQueue {
   public private(set) var connection: AlertStreamStatus?
   @ObservationIgnored private var gate: QueueGatedStore?
   @ObservationIgnored private var running = false
+  @ObservationIgnored private var watchers: [Int: AsyncStream<AppAlert?>.Continuation] = [:]
+  @ObservationIgnored private var nextWatcher = 0
 
   public init() {}
 
@@ -30,16 +32,43 @@ public final class AlertQueue {
   /// Alerts waiting behind `current`, in the order they came.
   public var waiting: [AppAlert] { state.waiting }
 
+  /// The alert to show, for an app without SwiftUI (UIKit, AppKit, a command line): the
+  /// one shown now at once, then each time it changes (nil: none left). Each use is a
+  /// sequence of its own; one whose reader falls behind keeps the latest 16 changes, the
+  /// last of which is what to show.
+  public var presented: AsyncStream<AppAlert?> {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: AppAlert?.self, bufferingPolicy: .bufferingNewest(16))
+    let id = nextWatcher
+    nextWatcher += 1
+    watchers[id] = continuation
+    continuation.yield(state.shown)
+    continuation.onTermination = { [weak self] _ in
+      Task { @MainActor in self?.watchers[id] = nil }
+    }
+    return stream
+  }
+
   /// Done with `current`: the next alert (if any) becomes current.
   public func acknowledge() {
+    let before = state.shown
     state.acknowledge()
-    keepPosition()
+    changed(from: before)
   }
 
   /// Takes one update of an alert stream.
   public func receive(_ update: AlertUpdate) {
+    let before = state.shown
     state.apply(update)
+    changed(from: before)
+  }
+
+  /// After a change of the state: the position kept, and the watchers told when the
+  /// alert to show is another (or the same with new words).
+  private func changed(from before: AppAlert?) {
     keepPosition()
+    guard state.shown != before else { return }
+    for continuation in watchers.values { continuation.yield(state.shown) }
   }
 
   /// Takes a failed save's answer: true for `saveFailed` (the queue shows it), false for
@@ -50,13 +79,16 @@ public final class AlertQueue {
   public func receive(_ error: LabelError) -> Bool {
     guard case .saveFailed(let failure) = error else { return false }
     if !running {
+      let before = state.shown
       state.present(failure.alert)
-      keepPosition()
+      changed(from: before)
     }
     return true
   }
 
-  /// Feeds this queue from `client`'s alert stream until the task is cancelled. With
+  /// Feeds this queue from `client`'s alert stream until the task is cancelled, or until
+  /// the stream ends with what no retry mends (`LabelError.isLasting`: a revoked token, a
+  /// wrong pin), which it throws and sets as `connection`'s `.ended`. With
   /// `store`, the position kept is never past an alert still waiting or shown, so after a
   /// restart of the app it comes again, and nothing shown and acknowledged does.
   public func run(_ client: LabeldClient, store: (any AlertPositionStore)? = nil)
@@ -71,7 +103,13 @@ public final class AlertQueue {
     let stream = client.alerts(store: gate) { status in
       Task { @MainActor [weak self] in self?.connection = status }
     }
-    for try await update in stream { receive(update) }
+    do {
+      for try await update in stream { receive(update) }
+    } catch {
+      // What no retry mends ends the run: said on `connection` too, for a banner.
+      connection = .ended(error)
+      throw error
+    }
   }
 
   private func keepPosition() {

@@ -10,6 +10,10 @@ public enum AlertStreamStatus: Sendable, Equatable {
   /// The position could not be stored: after a restart of the app, events since the last
   /// stored one would be handed out again.
   case positionNotStored(String)
+  /// Ended for good with what no retry mends (`LabelError.isLasting`: a refused token or
+  /// certificate, a route that cannot work, a missing permission): the stream threw it,
+  /// and `AlertQueue.run` returns by throwing it. Show it and ask for what mends it.
+  case ended(LabelError)
 }
 
 extension LabeldClient {
@@ -141,7 +145,7 @@ actor AlertFeed {
       }
       guard let connection else {
         await connect()
-        if case .unreachable(let u) = lastFailure, u.isLasting { throw .unreachable(u) }
+        if let lastFailure, lastFailure.isLasting { throw lastFailure }
         continue
       }
       let messages: [JSONValue]
@@ -149,9 +153,8 @@ actor AlertFeed {
         messages = try await connection.read()
       } catch .cancelled {
         continue
-      } catch .protocolViolation(let detail) {
-        throw .protocolViolation(detail)
       } catch {
+        if error.isLasting { throw error }
         lost(error)
         continue
       }

@@ -81,17 +81,17 @@ actor JobFeed {
           getID = try opened.send(.jobsGet, ["job": .int(job)])
           self.connection = opened
         } catch {
-          // labeld away: try again; a socket this user may not open: say so.
-          if case .unreachable(let u) = error, u.isLasting { throw error }
+          // labeld away: try again; what no retry mends (a socket this user may not
+          // open, a refused token or certificate): say so.
+          if error.isLasting { throw error }
         }
         continue
       }
       let messages: [JSONValue]
       do {
         messages = try await connection.read()
-      } catch .protocolViolation(let detail) {
-        throw .protocolViolation(detail)
       } catch {
+        if error.isLasting { throw error }
         connection.close()
         self.connection = nil
         continue

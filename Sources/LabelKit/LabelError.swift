@@ -44,8 +44,19 @@ public enum LabelError: Error, Sendable, Equatable, CustomStringConvertible {
   case timeout
   /// The calling task was cancelled before the answer came (the request may have run).
   case cancelled
-  /// What came back is not protocol v1.
+  /// What came back is not protocol v1 (or, over a WebSocket, not RFC 6455). No retry
+  /// mends it: an alert stream ends with it.
   case protocolViolation(String)
+  /// labeld's web endpoint refused the token: unknown, revoked (the connection is closed
+  /// then, and the next handshake answered 401), or not allowed from here (403). No retry
+  /// mends it: an alert stream ends with it; sign in again with a good token.
+  case unauthorized(String)
+  /// The server's TLS certificate is not the pinned one (or, without a pin, not trusted
+  /// for the host): refused before the token was sent. An alert stream ends with it.
+  case certificateRejected(String)
+  /// The route can never work here: not a `ws://` or `wss://` URL, a pin over `ws://`, a
+  /// pin that is not a SHA-256. An alert stream ends with it.
+  case transportUnsupported(String)
   /// A stored alert position (`AlertPositionStore`) that cannot be read: never taken for
   /// a fresh start, which would hand out again what was handled.
   case storedPosition(String)
@@ -104,7 +115,8 @@ public enum LabelError: Error, Sendable, Equatable, CustomStringConvertible {
     case .unsupported: RPCErrorCode.unsupported.rawValue
     case .tooManyJobs: RPCErrorCode.tooManyJobs.rawValue
     case .rpc(let e): e.code
-    case .unreachable, .connectionLost, .timeout, .cancelled, .protocolViolation, .storedPosition:
+    case .unreachable, .connectionLost, .timeout, .cancelled, .protocolViolation, .storedPosition,
+      .unauthorized, .certificateRejected, .transportUnsupported:
       nil
     }
   }
@@ -138,6 +150,23 @@ public enum LabelError: Error, Sendable, Equatable, CustomStringConvertible {
     case .cancelled: "the call was cancelled before labeld answered"
     case .protocolViolation(let detail): "unexpected reply from labeld: \(detail)"
     case .storedPosition(let detail): "the stored alert position cannot be read: \(detail)"
+    case .unauthorized(let detail): detail
+    case .certificateRejected(let detail): "labeld's certificate was refused: \(detail)"
+    case .transportUnsupported(let detail): "this route to labeld cannot work: \(detail)"
+    }
+  }
+
+  /// Whether no retry can mend it: an alert stream and `AlertQueue.run` end with it
+  /// (a permission, a refused token or certificate, a route that cannot work, a peer that
+  /// does not speak the protocol, a stored position that cannot be read). Anything else
+  /// (labeld restarting, a dropped connection) a stream retries.
+  public var isLasting: Bool {
+    switch self {
+    case .unreachable(let u): u.isLasting
+    case .protocolViolation, .storedPosition, .unauthorized, .certificateRejected,
+      .transportUnsupported:
+      true
+    default: false
     }
   }
 }

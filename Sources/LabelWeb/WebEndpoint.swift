@@ -4,6 +4,7 @@ import LabelHTTP
 import LabelLog
 import LabelPOSIX
 import LabelServer
+import LabelWebSocket
 import Synchronization
 
 #if canImport(Glibc)
@@ -226,7 +227,7 @@ package final class WebEndpoint: Sendable {
   private func websocket(_ request: HTTPRequest, _ listener: Listener) {
     guard request.upgrade?.lowercased() == "websocket",
       request.connection?.lowercased().contains("upgrade") == true,
-      let key = request.websocketKey, Self.validKey(key)
+      let key = request.websocketKey, WebSocketHandshake.isValidKey(key)
     else {
       request.reply.respond(
         status: 400, headers: [("Content-Type", "text/plain; charset=utf-8")],
@@ -246,15 +247,12 @@ package final class WebEndpoint: Sendable {
       unauthorized(request)
       return
     }
-    guard let digest = try? Digest.sha1(Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))
-    else {
-      request.reply.respond(status: 500)
-      return
-    }
     let offered = request.websocketProtocol?.split(separator: ",").map {
       $0.trimmingPrefix(" ")
     }
-    let chosen = offered?.contains("labeld.v1") == true ? "labeld.v1" : nil
+    let chosen =
+      offered?.contains(Substring(WebSocketHandshake.subprotocol)) == true
+      ? WebSocketHandshake.subprotocol : nil
     let tag = nextTag.add(1, ordering: .relaxed).oldValue
     pending.withLock { $0[tag] = caller }
     // A revocation between the sign-in above and the line before found nothing of this
@@ -266,7 +264,8 @@ package final class WebEndpoint: Sendable {
       unauthorized(request)
       return
     }
-    request.reply.acceptWebSocket(accept: Self.base64(digest), protocol: chosen, tag: tag)
+    request.reply.acceptWebSocket(
+      accept: WebSocketHandshake.accept(key: key), protocol: chosen, tag: tag)
   }
 
   /// The handshake is answered and the socket handed over: the connection is served,
@@ -325,15 +324,6 @@ package final class WebEndpoint: Sendable {
         ], body: body)
       _ = self?.deferred.withLock { $0.removeValue(forKey: id) }
     }
-  }
-
-  /// A Sec-WebSocket-Key: 16 bytes in base64, 24 characters (RFC 6455 §4.1).
-  private static func validKey(_ key: String) -> Bool {
-    key.utf8.count == 24 && key.hasSuffix("==")
-      && key.utf8.dropLast(2).allSatisfy {
-        ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39)
-          || $0 == 0x2B || $0 == 0x2F
-      }
   }
 
   static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }

@@ -189,17 +189,24 @@ import Testing
     }
   }
 
-  /// Frames a client must not send end its connection with an error and a close frame; the
-  /// daemon serves on.
+  /// Frames a client must not send end its connection with a close frame of the right
+  /// code (RFC 6455 §7.4.1); the daemon serves on. A frame that breaks the protocol fails
+  /// the connection with nothing after it (§7.1.7); what labeld declines (a binary or too
+  /// long message) is answered with a JSON-RPC error first.
   @Test func badFrames_closeTheConnection_withTheRightCode() throws {
     try withWeb { d, port, secret in
-      let cases: [([UInt8], Int)] = [
-        (WebSocketClient.frame(opcode: 1, Array("{}".utf8), masked: false), 1002),
-        (WebSocketClient.frame(opcode: 2, [1, 2, 3]), 1003),
-        ([0x81, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3, 4], 1009),
-        (WebSocketClient.frame(opcode: 1, [UInt8](repeating: 0x20, count: (1 << 20) + 1)), 1009),
+      let cases: [([UInt8], Int, Bool)] = [
+        (WebSocketClient.frame(opcode: 1, Array("{}".utf8), masked: false), 1002, false),
+        (WebSocketClient.frame(opcode: 1, [0x22, 0xFF, 0x22]), 1007, false),
+        (WebSocketClient.frame(opcode: 9, [UInt8](repeating: 1, count: 126)), 1002, false),
+        (WebSocketClient.frame(opcode: 2, [1, 2, 3]), 1003, true),
+        ([0x81, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3, 4], 1009, true),
+        (
+          WebSocketClient.frame(opcode: 1, [UInt8](repeating: 0x20, count: (1 << 20) + 1)), 1009,
+          true
+        ),
       ]
-      for (bytes, code) in cases {
+      for (bytes, code, answered) in cases {
         let ws = try WebSocketClient(port: port, token: secret)
         try ws.send(raw: bytes)
         var sawError = false
@@ -212,10 +219,30 @@ import Testing
           }
         }
         #expect(
-          sawError && closeCode == code, "\(bytes.prefix(4)) → \(String(describing: closeCode))")
+          sawError == answered && closeCode == code,
+          "\(bytes.prefix(4)) → \(String(describing: closeCode))")
         #expect(ws.closedByServer())
       }
       #expect(try d.client().call("hello", as: HelloResult.self).server == "labeld")
+    }
+  }
+
+  /// A close is echoed with the code it carried (RFC 6455 §5.5.1: 1000 back for 1000).
+  @Test func close_isEchoedWithItsCode() throws {
+    try withWeb { _, port, secret in
+      for code: UInt16 in [1000, 1001, 4000] {
+        let ws = try WebSocketClient(port: port, token: secret)
+        try ws.send(raw: WebSocketClient.frame(opcode: 8, [UInt8(code >> 8), UInt8(code & 0xFF)]))
+        var echoed: Int?
+        while let frame = ws.readFrame() {
+          if frame.opcode == 8 {
+            echoed = frame.closeCode
+            break
+          }
+        }
+        #expect(echoed == Int(code))
+        #expect(ws.closedByServer())
+      }
     }
   }
 

@@ -2,6 +2,7 @@ import LabelCore
 import LabelHTTP
 import LabelServer
 import LabelTestKit
+import LabelWebSocket
 import Testing
 
 @testable import LabelWeb
@@ -68,7 +69,7 @@ import Testing
         return n
       }
       #expect(claimed + r.discarded == bytes.count, "split \(split)")
-      #expect(r.replies == WebSocketFramer.frame(opcode: 0xA, Array("p".utf8)))
+      #expect(r.replies == WebSocketFrame.encode(opcode: 0xA, Array("p".utf8)))
       #expect(!r.ended)
     }
   }
@@ -84,12 +85,13 @@ import Testing
     #expect(framer.farewell() == [0x88, 2, 0x03, 0xE9])
   }
 
-  /// Each refusal ends reading with a JSON-RPC error first and then the close code RFC
-  /// 6455 §7.4.1 gives it.
-  static let refusals: [([UInt8], UInt16)] = [
+  /// A frame that breaks RFC 6455 fails the connection (§7.1.7): reading ends with no
+  /// message to answer, and the close carries the code §7.4.1 gives it. What the protocol
+  /// allows but labeld does not take (a binary message) is refused with a JSON-RPC error
+  /// first.
+  static let failures: [([UInt8], UInt16)] = [
     (WebSocketClient.frame(opcode: 1, Array("{}".utf8), masked: false), 1002),
     (WebSocketClient.frame(opcode: 1, Array("{}".utf8), rsv: 0x40), 1002),
-    (WebSocketClient.frame(opcode: 2, [1, 2, 3]), 1003),
     (WebSocketClient.frame(opcode: 3, []), 1002),
     (WebSocketClient.frame(opcode: 9, [UInt8](repeating: 0, count: 126)), 1002),
     (WebSocketClient.frame(opcode: 9, [], fin: false), 1002),
@@ -98,19 +100,22 @@ import Testing
       WebSocketClient.frame(opcode: 1, Array("a".utf8), fin: false)
         + WebSocketClient.frame(opcode: 1, Array("b".utf8)), 1002
     ),
+    // A close whose body is one byte, or whose code may not be sent (§7.4.2).
+    (WebSocketClient.frame(opcode: 8, [0x03]), 1002),
+    (WebSocketClient.frame(opcode: 8, [0x03, 0xED]), 1002),
+    (WebSocketClient.frame(opcode: 8, [0x00, 0x00]), 1002),
+    // Not UTF-8 (§8.1): a text message, a close reason.
+    (WebSocketClient.frame(opcode: 1, [0x7B, 0xC0, 0xAF, 0x7D]), 1007),
+    (WebSocketClient.frame(opcode: 8, [0x03, 0xE8, 0xFF]), 1007),
   ]
 
-  @Test(arguments: refusals)
-  func refused(_ bytes: [UInt8], code: UInt16) {
+  @Test(arguments: failures)
+  func failed(_ bytes: [UInt8], code: UInt16) {
     for split in [1, bytes.count] {
-      let (inbound, discarded, _, ended, _, framer) = feed(bytes, split: split, limit: 1024)
+      let (inbound, discarded, replies, ended, _, framer) = feed(bytes, split: split, limit: 1024)
       #expect(ended)
-      #expect(inbound.count == 1)
-      if case .refused(let error)? = inbound.first {
-        #expect(error.code == RPCErrorCode.invalidRequest.rawValue)
-      } else {
-        Issue.record("not refused: \(inbound)")
-      }
+      #expect(inbound == [.failed], "split \(split)")
+      #expect(replies.isEmpty)
       let claimed = inbound.reduce(0) { n, m in
         if case .message(_, let w) = m { return n + w }
         return n
@@ -118,6 +123,40 @@ import Testing
       #expect(claimed + discarded == bytes.count)
       #expect(framer.farewell() == [0x88, 2, UInt8(code >> 8), UInt8(code & 0xFF)])
     }
+  }
+
+  /// A binary message is refused (1003) with the JSON-RPC error first.
+  @Test func binary_refusedWithAnError_then1003() {
+    let bytes = WebSocketClient.frame(opcode: 2, [1, 2, 3])
+    let r = feed(bytes, split: bytes.count, limit: 1024)
+    #expect(r.ended && r.discarded == bytes.count)
+    guard case .refused(let error)? = r.messages.first, r.messages.count == 1 else {
+      Issue.record("not refused: \(r.messages)")
+      return
+    }
+    #expect(error.code == RPCErrorCode.invalidRequest.rawValue)
+    #expect(r.framer.farewell() == [0x88, 2, 0x03, 0xEB])
+  }
+
+  /// A text message is failed (1007) as soon as its bytes prove it is not UTF-8, before
+  /// the frame or the message ends.
+  @Test func invalidUTF8_failsMidFragment() {
+    var framer = WebSocketFramer(maxMessageBytes: 1 << 20)
+    let first = WebSocketClient.frame(opcode: 1, Array("{\"a\":".utf8), fin: false)
+    let bad = WebSocketClient.frame(
+      opcode: 0, [0x22, 0xED, 0xA0, 0x80] + Array(repeating: 0x20, count: 1000))
+    // Only the start of the second fragment has come: its bytes already prove it.
+    let (inbound, framed) = take(&framer, first + Array(bad[0..<12]))
+    #expect(inbound == [.failed] && framed.ended)
+    #expect(framer.farewell() == [0x88, 2, 0x03, 0xEF])
+  }
+
+  /// A close without a body is answered with one without a body (§5.5.1).
+  @Test func emptyClose_answeredEmpty() {
+    var framer = WebSocketFramer(maxMessageBytes: 1024)
+    let (inbound, framed) = take(&framer, WebSocketClient.frame(opcode: 8, []))
+    #expect(inbound.isEmpty && framed.goodbye)
+    #expect(framer.farewell() == [0x88, 0])
   }
 
   /// A message over the limit is refused as soon as a frame's length says so, before its

@@ -81,8 +81,8 @@ void chttp_respond(chttp_request *request, unsigned status, const char *headers,
 // (NULL: none) as Sec-WebSocket-Protocol.
 void chttp_accept_websocket(chttp_request *request, const char *accept, const char *protocol,
                             uint64_t tag);
-// Closes an upgraded connection's socket (the only way).
-void chttp_close_upgraded(chttp_upgraded *handle);
+// Closes an upgraded connection's socket `fd` (the only way), at once.
+void chttp_close_upgraded(chttp_upgraded *handle, int fd);
 
 // TLS: the certificate chain and key (PEM) the server presents from now on; 0 on success,
 // else a GnuTLS error code with its text in `error`. New connections use them at once.
