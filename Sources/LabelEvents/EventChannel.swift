@@ -222,14 +222,26 @@ package final class EventChannel: Sendable {
   private func logEvent(_ event: AlertEvent) {
     switch event.alert {
     case .printerError(let d):
-      log.warning(
+      log.log(
+        Self.level(of: event),
         "alert \(event.seq) \(event.state.rawValue) printer=\(d.printer) reason=\(d.reason.rawValue)"
           + (d.job.map { " job=\($0)" } ?? "") + ": \(d.message)")
     case .saveError(let d):
-      log.warning(
+      log.log(
+        Self.level(of: event),
         "alert \(event.seq) \(event.state.rawValue) save entity=\(d.entity.rawValue) "
           + "key=\(d.key) reason=\(d.reason.rawValue): \(d.message)")
     }
+  }
+
+  /// An alert is told to every client on the channel; the log says it at info, so that a
+  /// printer's fault toggled for a few seconds is not hundreds of warnings. Only a store
+  /// that cannot keep labeld's state (disk full, read-only, locked, failing) is labeld's
+  /// own trouble, and a warning when it is raised; a version conflict is the client's.
+  private static func level(of event: AlertEvent) -> LogLevel {
+    guard case .saveError(let d) = event.alert, event.state == .active, d.reason != .conflict
+    else { return .info }
+    return .warning
   }
 
   // MARK: jobs and printers

@@ -41,12 +41,18 @@ public struct StderrSink: LogSink {
   }
 }
 
-/// Collects lines in memory (tests).
+/// Collects lines in memory, each with its level (tests).
 public final class MemorySink: LogSink {
-  private let lines = Mutex<[String]>([])
+  private let entries = Mutex<[(level: LogLevel, line: String)]>([])
   public init() {}
-  public func write(level: LogLevel, _ line: String) { lines.withLock { $0.append(line) } }
-  public var all: [String] { lines.withLock { $0 } }
+  public func write(level: LogLevel, _ line: String) {
+    entries.withLock { $0.append((level, line)) }
+  }
+  public var all: [String] { entries.withLock { $0.map(\.line) } }
+  /// The lines written at `level`.
+  public func lines(at level: LogLevel) -> [String] {
+    entries.withLock { $0.filter { $0.level == level }.map(\.line) }
+  }
 }
 
 /// A small value-type logger: messages are autoclosures, built only when the level is on.

@@ -299,7 +299,9 @@ package actor PrinterQueue: PrinterStatusSink {
         continue
       }
       if case .stopped(let fault) = outcome {
-        log.warning("printer \(id) job \(jobID): \(fault.message)")
+        // The printer's condition, not labeld's: its alert tells every client (info, as
+        // the alert's own line).
+        log.info("printer \(id) job \(jobID): \(fault.message)")
         if fault.reason.abortsJob {
           await abort(jobID, reason: fault.reason, message: fault.message)
           return
@@ -378,7 +380,8 @@ package actor PrinterQueue: PrinterStatusSink {
       $0.error = JobError(reason: reason, message: text)
     }
     alerts.aborted(printer: id, reason: reason, job: jobID, message: text)
-    log.warning("printer \(id) job \(jobID) aborted: \(text)")
+    // A job ended without its labels: worth a notice, but the printer's doing, not labeld's.
+    log.notice("printer \(id) job \(jobID) aborted: \(text)")
   }
 
   // MARK: state and events

@@ -38,4 +38,22 @@ import Testing
       #expect(!d.log.contains("^XA"))
     }
   }
+
+  /// A printer's fault toggled fifty times is a hundred alert events: each logged at info
+  /// (the alert channel tells the clients), none as a warning or an error.
+  @Test func faultToggling_logsEachAlertAtInfo_andNoWarning() throws {
+    try withDaemon { d in
+      let c = try d.client()
+      for _ in 0..<50 {
+        try c.call("printers.simulate", ["printer": "sim:zebra", "fault": "mediaEmpty"])
+        try c.call("printers.simulate", ["printer": "sim:zebra", "fault": nil])
+      }
+      for _ in 0..<2000 where !d.log.contains("alert 100 cleared") { usleep(5_000) }
+      let lines = d.log.split(separator: "\n")
+      let alerts = lines.filter { $0.contains("printer=sim:zebra reason=mediaEmpty") }
+      #expect(alerts.count == 100)
+      #expect(alerts.allSatisfy { $0.hasPrefix("<6>alert ") })
+      #expect(!lines.contains { $0.hasPrefix("<4>") || $0.hasPrefix("<3>") }, "\(d.log)")
+    }
+  }
 }

@@ -88,6 +88,31 @@ struct EventChannelTests {
     }
   }
 
+  /// Alert events are logged at info: a printer's fault toggled fifty times is a hundred
+  /// info lines and no warning. Only a store that cannot keep labeld's state warns, when
+  /// its alert is raised; a version conflict (the client's) and the clearing are info.
+  @Test func alertEvents_loggedAtInfo_onlyAFailingStoreWarns() {
+    let logged = MemorySink()
+    let channel = EventChannel(log: Logger(level: .debug, sink: logged))
+    for _ in 0..<50 {
+      channel.raise(Self.fault(.mediaEmpty))
+      channel.clear(id: Self.fault(.mediaEmpty).id)
+    }
+    channel.raise(Self.conflict)
+    let full = Alert.saveError(
+      SaveErrorDetails(entity: .product, key: "k", reason: .storageFull, message: "disk full"))
+    channel.raise(full)
+    channel.clear(id: full.id)
+    let info = logged.lines(at: .info)
+    #expect(info.filter { $0.contains("printer=sim:a reason=mediaEmpty") }.count == 100)
+    #expect(info.contains { $0.contains("reason=conflict") })
+    #expect(info.contains { $0.hasPrefix("alert 103 cleared save") && $0.contains("storageFull") })
+    #expect(logged.lines(at: .warning).count == 1)
+    #expect(logged.lines(at: .warning).first?.hasPrefix("alert 102 active save") == true)
+    #expect(logged.lines(at: .error).isEmpty && logged.lines(at: .notice).isEmpty)
+    #expect(logged.all.count == 103)
+  }
+
   @Test func topics_filterJobsAndPrinters() {
     let channel = EventChannel(log: Self.log)
     let alertsOnly = RecordingSubscriber(1)
