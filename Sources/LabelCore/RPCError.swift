@@ -52,6 +52,15 @@ public struct RPCError: Error, Sendable, Equatable {
   public static func invalidRequest(_ detail: String) -> RPCError {
     RPCError(.invalidRequest, "invalid request: \(detail)")
   }
+  /// A message longer than the connection's limit: the limit named in the message and in
+  /// `data.limitBytes`, so a client can tell how much it may send without the docs.
+  public static func messageTooLarge(limitBytes: Int) -> RPCError {
+    RPCError(
+      .invalidRequest, "message too large: the limit is \(limitBytes) bytes",
+      data: ["limitBytes": .int(limitBytes)])
+  }
+  /// The same without the limit: a framing that does not know it yet (the connection
+  /// names it before the error is sent).
   public static let messageTooLarge = RPCError(.invalidRequest, "message too large")
   /// labeld addition: a request line past 64 KiB that did not end within the limit.
   public static func requestLineTimedOut(seconds: Double) -> RPCError {

@@ -110,7 +110,9 @@ import Testing
       #expect(lines.count == 1)
       let reply = try LabelJSON.decoder().decode(JSONValue.self, from: Data(lines[0]))
       #expect(reply["error"]?["code"] == .int(-32600))
-      #expect(reply["error"]?["message"]?.stringValue == "message too large")
+      #expect(
+        reply["error"]?["message"]?.stringValue == "message too large: the limit is 1048576 bytes")
+      #expect(reply["error"]?["data"] == ["limitBytes": 1_048_576])
       // The daemon keeps serving everyone else.
       #expect(try d.client().call("hello")["protocol"] == .int(1))
     }

@@ -50,7 +50,8 @@ struct LineFramerTests {
     #expect(out == [.message(Array("12345".utf8), wireBytes: 6)])
     out = []
     let refused = take(&framer, Array("ok\n123456\nlater\n".utf8), into: &out)
-    #expect(out == [.message(Array("ok".utf8), wireBytes: 3), .refused(.messageTooLarge)])
+    #expect(
+      out == [.message(Array("ok".utf8), wireBytes: 3), .refused(.messageTooLarge(limitBytes: 5))])
     #expect(refused == Framed(discarded: 13, ended: true), "the long line and all after it")
     let after = take(&framer, Array("more\n".utf8), into: &out)
     #expect(after == Framed(discarded: 5), "nothing is framed after a refusal")
@@ -63,7 +64,7 @@ struct LineFramerTests {
     #expect(take(&framer, Array("12345".utf8), into: &out) == Framed())
     #expect(out.isEmpty)
     #expect(take(&framer, Array("6".utf8), into: &out) == Framed(discarded: 6, ended: true))
-    #expect(out == [.refused(.messageTooLarge)])
+    #expect(out == [.refused(.messageTooLarge(limitBytes: 5))])
     #expect(framer.partialBytes == 0)
   }
 

@@ -6,7 +6,8 @@ import LabelCore
 
 /// Protocol v1's framing on the Unix socket: one JSON message per line, ended by `\n`
 /// (protocol-v1 §2). A line longer than `maxMessageBytes` is refused with -32600
-/// (`messageTooLarge`) as soon as it is known to be, without waiting for its end.
+/// (`messageTooLarge`, naming the limit) as soon as it is known to be, without waiting for
+/// its end.
 package struct LineFramer: Framer {
   private let maxMessageBytes: Int
   private var buffer: [UInt8] = []
@@ -57,7 +58,7 @@ package struct LineFramer: Framer {
 
   /// The line starting at `start` is too long: it and everything after it are dropped.
   private mutating func refuse(from start: Int, into inbound: inout [Inbound]) -> Framed {
-    inbound.append(.refused(.messageTooLarge))
+    inbound.append(.refused(.messageTooLarge(limitBytes: maxMessageBytes)))
     let dropped = buffer.count - start
     buffer = []
     scanned = 0
