@@ -161,6 +161,7 @@ let package = Package(
       resources: [
         .embedInCode("Assets/index.html"), .embedInCode("Assets/style.css"),
         .embedInCode("Assets/client.js"), .embedInCode("Assets/page.js"),
+        .embedInCode("Assets/reasons.js"),
       ]),
     // The IPP front: every printer an IPP Everywhere printer at /ipp/print/ID, on the same
     // HTTP server as the web endpoint, IPP read and written by libcups, jobs made through

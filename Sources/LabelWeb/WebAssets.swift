@@ -1,5 +1,5 @@
 /// The status page's files, embedded at build time (Package.swift: `.embedInCode`) from
-/// Sources/LabelWeb/Assets: plain HTML, CSS and one JavaScript module, nothing fetched from
+/// Sources/LabelWeb/Assets: plain HTML, CSS and JavaScript modules, nothing fetched from
 /// anywhere else.
 enum WebAssets {
   struct Asset {
@@ -16,6 +16,8 @@ enum WebAssets {
       Asset(type: "text/javascript; charset=utf-8", bytes: PackageResources.client_js)
     case "/page.js":
       Asset(type: "text/javascript; charset=utf-8", bytes: PackageResources.page_js)
+    case "/reasons.js":
+      Asset(type: "text/javascript; charset=utf-8", bytes: PackageResources.reasons_js)
     default: nil
     }
   }

@@ -27,14 +27,16 @@ def free_port() -> int:
 
 
 class Labeld:
-    """labeld in a temp dir; `restart` keeps its state and port."""
+    """labeld in a temp dir; `restart` keeps its state and port. `wrapper` runs it as the
+    child of another program (the emulated USB printers: see `usb_printers`)."""
 
-    def __init__(self, extra: list[str]) -> None:
+    def __init__(self, extra: list[str], wrapper: list[str] | None = None) -> None:
         self.dir = tempfile.mkdtemp(prefix="labeld-web-")
         self.sock = os.path.join(self.dir, "labeld.sock")
         self.state = os.path.join(self.dir, "state")
         self.port = free_port()
         self.extra = extra
+        self.wrapper = wrapper or []
         self.proc: subprocess.Popen[bytes] | None = None
         self.start()
 
@@ -49,7 +51,7 @@ class Labeld:
                 "--simulate", "zebra=zpl", "--simulate", "ql=brother-ql", "--seed", os.path.join(REPO, "seeds"),
                 "--listen-http", listen, "--log-level", "debug"] + self.extra
         log = open(os.path.join(self.dir, "labeld.log"), "ab")
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=log)
+        self.proc = subprocess.Popen(self.wrapper + args, stdout=subprocess.DEVNULL, stderr=log)
         deadline = time.monotonic() + 30
         while "web endpoint on" not in self.log.split("labeld stopping")[-1] or not self._answers():
             if self.proc.poll() is not None:
@@ -121,6 +123,42 @@ def labeld() -> Iterator[Labeld]:
         yield d
     finally:
         d.cleanup()
+
+
+EMULATOR = os.path.join(REPO, "Tests", "Emulators", "usbprinter.py")
+
+
+def usb_printers(directory: str, printers: list[str]) -> list[str]:
+    """The wrapper that runs labeld on a bus of emulated USB printers (umockdev, the real
+    libusb path; Tests/Emulators/usbprinter.py), e.g. ["dymo550:F1"]."""
+    return (["/usr/bin/umockdev-wrapper", "/usr/bin/python3", EMULATOR, "--dir", directory]
+            + [arg for p in printers for arg in ("--printer", p)] + ["--"])
+
+
+def emulator_missing() -> str | None:
+    if not os.path.exists("/usr/bin/umockdev-wrapper"):
+        return "umockdev-wrapper is missing (Debian package umockdev)"
+    check = subprocess.run(["/usr/bin/python3", "-c", "import gi; gi.require_version('UMockdev', '1.0')"],
+                           stderr=subprocess.DEVNULL)
+    return None if check.returncode == 0 else "python3-gi or gir1.2-umockdev-1.0 is missing"
+
+
+@pytest.fixture
+def labeld_dymo550() -> Iterator[Labeld]:
+    """labeld with a DYMO LabelWriter 550 (usb:0922:0028:F1) on an emulated USB bus, beside
+    the simulated printers: the 550 counts the labels left on its roll."""
+    if not BINARY:
+        pytest.skip("LABELD_BINARY is not set: run Tests/Web/run-tests.sh LABELD_BINARY")
+    missing = emulator_missing()
+    if missing:
+        pytest.skip(missing)
+    bus = tempfile.mkdtemp(prefix="labeld-web-bus-")
+    d = Labeld(["--usb-timeout-ms", "700"], wrapper=usb_printers(bus, ["dymo550:F1"]))
+    try:
+        yield d
+    finally:
+        d.cleanup()
+        shutil.rmtree(bus, ignore_errors=True)
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 // The status page: printers, queue and alerts, live over one WebSocket (no polling).
 import { Labeld } from "/v1/client.js";
+import { reasonText } from "/reasons.js";
 
 const $ = (id) => document.getElementById(id);
 const printers = new Map();
@@ -24,11 +25,17 @@ function text(value) {
   return value === undefined || value === null ? "" : String(value);
 }
 
+// A cell is a value, or `{ text, title }` for one that needs a word of explanation.
 function row(cells, className) {
   const tr = document.createElement("tr");
   for (const cell of cells) {
     const td = document.createElement("td");
-    td.textContent = text(cell);
+    if (cell !== null && typeof cell === "object") {
+      td.textContent = cell.text;
+      td.title = cell.title;
+    } else {
+      td.textContent = text(cell);
+    }
     tr.appendChild(td);
   }
   if (className) tr.children[1].className = className;
@@ -45,9 +52,9 @@ function render() {
           [
             printer.name || printer.id,
             printer.state,
-            (printer.reasons || []).join(", ") || "none",
+            (printer.reasons || []).map(reasonText).join(", ") || "none",
             printer.media ? `${printer.media.widthMM} mm ${printer.media.kind || ""}` : "",
-            printer.labelsRemaining,
+            labelsLeft(printer),
           ],
           `state-${printer.state}`,
         ),
@@ -91,15 +98,33 @@ function render() {
   );
 }
 
+// Only some printers count the labels on their roll (a DYMO LabelWriter 550); for the
+// others the cell says so rather than stay empty.
+function labelsLeft(printer) {
+  if (typeof printer.labelsRemaining === "number") return printer.labelsRemaining;
+  return { text: "—", title: "This printer does not report how many labels are left" };
+}
+
 function status(message) {
   $("status").textContent = message;
 }
 
 function showSignIn(message) {
+  status("Not signed in");
   $("board").hidden = true;
+  $("signout").hidden = true;
   $("signin").hidden = false;
   $("signin-error").textContent = message || "";
   $("token").focus();
+}
+
+// Whether labeld's web endpoint answers plain HTTP (the page's own stylesheet, no token).
+async function labeldAnswers() {
+  try {
+    return (await fetch("/style.css", { method: "HEAD", cache: "no-store" })).ok;
+  } catch {
+    return false;
+  }
 }
 
 async function start() {
@@ -123,10 +148,17 @@ async function start() {
     render();
   });
   labeld.addEventListener("overflow", () => labeld.close());
-  labeld.addEventListener("close", (e) => {
-    if (!e.detail.signedIn && !everConnected) {
+  labeld.addEventListener("close", async (e) => {
+    // Refused at the handshake: the first time a wrong token; later, one revoked since, if
+    // labeld answers at all (when it does not, it is restarting: try again).
+    if (!e.detail.signedIn && (!everConnected || (await labeldAnswers()))) {
       sessionStorage.removeItem("labeld-token");
-      showSignIn("labeld did not accept that token.");
+      const revoked = everConnected;
+      everConnected = false;
+      lastSeq = null;
+      showSignIn(
+        revoked ? "labeld no longer accepts this token." : "labeld did not accept that token.",
+      );
       return;
     }
     status("Connection lost; reconnecting…");
@@ -142,6 +174,7 @@ async function start() {
   everConnected = true;
   $("signin").hidden = true;
   $("board").hidden = false;
+  $("signout").hidden = false;
   const subscription = { topics: ["alerts", "jobs", "printers"] };
   if (lastSeq !== null) subscription.since = lastSeq;
   const subscribed = await labeld.call("subscribe", subscription);
