@@ -13,8 +13,9 @@ import LabelStore
 /// templates itself (`TemplateEncoding`: ZPL II, text and barcodes as commands, images as
 /// graphics) gets the template; any other gets the label rasterised at its resolution and
 /// cut to its driver's printable area (Brother QL: the roll's). A PNG preview for a
-/// printer is that printer's label: for a raster printer, the very bitmap it prints, with
-/// the unprintable margins left white.
+/// printer is that printer's label: for a raster printer, the very bitmap it prints, dot
+/// for dot and no larger (a QL's 62 mm roll: 696 dots across, not the label's 732), so a
+/// preview sent back as a PNG document prints as it shows.
 package struct LabelRenderer: Sendable {
   package enum Format: String, Sendable { case png, native }
 
@@ -263,8 +264,9 @@ package struct LabelRenderer: Sendable {
     return out
   }
 
-  /// The label as a picture: for a raster printer, exactly what it prints (with its
-  /// unprintable margins white); for one that draws templates, the template drawn.
+  /// The label as a picture: for a raster printer, exactly the page it prints (the
+  /// printable area, without the margins it cannot print); for one that draws templates,
+  /// the template drawn.
   private func preview(_ template: Template, data: [String: String], for target: Target)
     throws(RPCError) -> (black: Bitmap, red: Bitmap?)
   {
@@ -278,16 +280,16 @@ package struct LabelRenderer: Sendable {
     }
     let dpi = try rasterDPI(target, encoding: false)
     let area = try printedArea(template, data: data, driver: driver, media: media, dpi: dpi)
-    return (area.preview, area.redPreview)
+    return (area.page, area.redPage)
   }
 
   /// The template drawn at `dpi`, cut to the printable area (centred on the label): the
-  /// page a raster printer prints, and the full label with white margins; on a red/black
-  /// roll each in two planes (black, red), on any other red elements drawn black.
+  /// page a raster printer prints; on a red/black roll in two planes (black, red), on any
+  /// other red elements drawn black.
   private func printedArea(
     _ template: Template, data: [String: String], driver: any LanguageDriver, media: Media,
     dpi: Int
-  ) throws(RPCError) -> (page: Bitmap, preview: Bitmap, redPage: Bitmap?, redPreview: Bitmap?) {
+  ) throws(RPCError) -> (page: Bitmap, redPage: Bitmap?) {
     let area = try pageArea(driver, media, dpi)
     let planes: (black: Bitmap, red: Bitmap?) = try labelError {
       () throws(DrawingError) -> (black: Bitmap, red: Bitmap?) in
@@ -302,20 +304,14 @@ package struct LabelRenderer: Sendable {
     let x0 = (full.width - width) / 2
     let height = min(full.height, area.length ?? full.height)
     let y0 = (full.height - height) / 2
-    func cut(_ plane: Bitmap) -> (page: Bitmap, preview: Bitmap) {
+    func cut(_ plane: Bitmap) -> Bitmap {
       var page = Bitmap(width: width, height: height)
-      var preview = Bitmap(width: plane.width, height: plane.height)
       for y in 0..<height {
-        for x in 0..<width where plane[x0 + x, y0 + y] {
-          page[x, y] = true
-          preview[x0 + x, y0 + y] = true
-        }
+        for x in 0..<width where plane[x0 + x, y0 + y] { page[x, y] = true }
       }
-      return (page, preview)
+      return page
     }
-    let black = cut(full)
-    let red = planes.red.map(cut)
-    return (black.page, black.preview, red?.page, red?.preview)
+    return (cut(full), planes.red.map(cut))
   }
 
   /// The driver for `target` (its printer's model, or the language's default) and the

@@ -129,8 +129,8 @@ import Testing
     }
   }
 
-  /// A template job on a Brother QL is the rasterised label: the same bitmap the PNG
-  /// preview for that printer shows, cut to the printable area, and every barcode in it
+  /// A template job on a Brother QL is the rasterised label: the very bitmap the PNG
+  /// preview for that printer shows (the roll's printable area), and every barcode in it
   /// reads back with zbarimg from the bytes the printer received.
   @Test func templateJob_onBrotherQL_printsThePreview_andItsBarcodesScan() throws {
     try withDaemon { d in
@@ -162,22 +162,39 @@ import Testing
       ]
       let printed = try d.printTemplate(template, data: data, on: "ql", ext: "ql")
       let page = try #require(try Self.qlPages(printed.output).first)
-      // The preview for sim:ql is the full 62 x 100 mm label; its printable middle is the page.
-      let previewBitmap = printed.preview
-      #expect(previewBitmap.width == 732 && previewBitmap.height == 1181)
-      let x0 = (732 - Self.roll62.printableWidth) / 2
-      var same = page.height == previewBitmap.height
-      for y in 0..<min(page.height, previewBitmap.height) where same {
-        for x in 0..<page.width where page[x, y] != previewBitmap[x0 + x, y] {
-          same = false
-          break
-        }
-      }
-      #expect(same, "the printed page is not the preview's printable area")
+      // The preview for sim:ql is the page: the 62 mm roll's 696 printable dots (of the
+      // label's 732), 100 mm long.
+      #expect(printed.preview.width == 696 && printed.preview.height == 1181)
+      #expect(page == printed.preview, "the printed page is not the preview")
       let read = Set(try ZBar.decode(try PNGCodec.encode(page)))
       // zbar reads UPC-A as EAN-13 with a leading zero.
       #expect(
         read == ["4006381333931", "SKU-77/Q", "https://shop.example/p/SKU-77", "0036000291452"])
+    }
+  }
+
+  /// The README's promise: a Brother QL preview is the very bitmap that prints, so sent back
+  /// as a PNG document it prints as it shows, dot for dot (it was 732 dots wide, the label,
+  /// where the printer takes 696, and was refused as larger than the roll).
+  @Test func qlPreview_is696Wide_andPrintedBackAsPNG_printsTheSameBitmap() throws {
+    try withDaemon(["--simulate", "ql=brother-ql", "--seed", Repository.path("seeds")]) { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs"]])
+      let preview = try c.call(
+        "labels.render",
+        ["template": "price-tag-62", "sku": "SKU-1001", "printer": "sim:ql", "format": "png"],
+        as: RenderResult.self)
+      #expect(preview.width == Self.roll62.printableWidth && preview.width == 696)
+      let png = [UInt8](try #require(Data(base64Encoded: preview.data)))
+      let shown = try PNGCodec.decodeBitmap(png)
+      #expect(shown.width == 696 && shown.height == preview.height && shown.blackCount > 0)
+      // The preview's own bytes, submitted as they came.
+      let job = try Fixtures.submitPNG(c, printer: "sim:ql", png: png)
+      try w.waitForJob(job.id)
+      let pages = try Self.qlPages(try #require(d.simOutput("ql", job: job.id, ext: "ql")))
+      #expect(pages.count == 1)
+      #expect(pages.first == shown, "the printed bitmap is not the preview")
     }
   }
 
