@@ -84,18 +84,34 @@ peers:
 	  || { echo "zplkit unavailable: the ZPL rendering tests will skip"; rm -rf $(PEERS)/zplrender; }; \
 	fi
 
+# Temporary files of `make test` stay under .build and go at the end. The Swift toolchain
+# leaves an empty TemporaryDirectory.* (holding only `.keep-directory`) in TMPDIR for every
+# swiftc it starts, SwiftPM a few of its own: dozens per build and test command (Swift 6.3;
+# swift-driver's ArgsResolver never removes its directory). Its commands get a TMPDIR of
+# their own ($(TEST_TMP)/swift). The tests get another ($(TEST_TMP)/tests): the Swift suite
+# is run as `swift test` runs it (the bundle, XCTest then Swift Testing), but without
+# SwiftPM in between, so that what is left there is the tests' own; a TemporaryDirectory.*
+# or an emulator's umockdev.* testbed left there fails the run.
+TEST_TMP    = $(CURDIR)/.build/test-tmp
+TEST_BUNDLE = $(BIN)/labeldPackageTests.xctest
+
 test: deps peers
-	$(SWIFT) build --build-tests
+	@rm -rf $(TEST_TMP) && mkdir -p $(TEST_TMP)/swift $(TEST_TMP)/tests
+	TMPDIR=$(TEST_TMP)/swift $(SWIFT) build --build-tests
 	@# Examples/ProductEditor: an app's package that adds LabelKit by path (ExampleAppTests run it).
-	$(SWIFT) build --package-path Examples/ProductEditor
-	$(SWIFT) test --skip-build
+	TMPDIR=$(TEST_TMP)/swift $(SWIFT) build --package-path Examples/ProductEditor
+	TMPDIR=$(TEST_TMP)/tests $(TEST_BUNDLE)
+	TMPDIR=$(TEST_TMP)/tests $(TEST_BUNDLE) --testing-library swift-testing
 	@# The Python client kit (clients/python): mypy --strict and its tests against this labeld.
-	clients/python/run-tests.sh $(BIN)/labeld
+	TMPDIR=$(TEST_TMP)/tests clients/python/run-tests.sh $(BIN)/labeld
 	@# The web endpoint from outside: chromium on the status page, Prometheus's parser, openssl.
-	Tests/Web/run-tests.sh $(BIN)/labeld
+	TMPDIR=$(TEST_TMP)/tests Tests/Web/run-tests.sh $(BIN)/labeld
 	@# contrib/prometheus: promtool and amtool checks, the rules' unit tests, and Debian's
 	@# prometheus scraping this labeld over TLS with a viewer token (docs/scaling.md).
-	Tests/Prometheus/run-tests.sh $(BIN)/labeld
+	TMPDIR=$(TEST_TMP)/tests Tests/Prometheus/run-tests.sh $(BIN)/labeld
+	@left=$$(cd $(TEST_TMP)/tests && ls -d TemporaryDirectory.* umockdev.* 2>/dev/null); \
+	rm -rf $(TEST_TMP); \
+	if [ -n "$$left" ]; then echo "make test: the tests left these in TMPDIR:" $$left; exit 1; fi
 
 # The protocol fuzzer for longer than `make test` runs it, with a random seed that is
 # printed first and again on a failure (LABELD_FUZZ_SEED=N replays it exactly).

@@ -39,13 +39,18 @@ package final class DaemonProcess: @unchecked Sendable {
     productsDirectory.appendingPathComponent("labelctl").path
   }
 
-  /// A fresh, short temp dir (socket paths are limited to 107 bytes).
+  /// A fresh, short temp dir (socket paths are limited to 107 bytes), in `$TMPDIR`
+  /// (`make test` gives the tests one of their own, and removes it) unless that is so long
+  /// that a socket in it could pass the limit, or cannot be used: then in /tmp.
   package static func makeTempDirectory() -> URL {
-    var template = Array("/tmp/labeld-test-XXXXXX".utf8CString)
-    let path = template.withUnsafeMutableBufferPointer {
-      String(cString: mkdtemp($0.baseAddress!)!)
+    let tmp = ProcessInfo.processInfo.environment["TMPDIR"] ?? ""
+    let bases = (1...48).contains(tmp.utf8.count) ? [tmp, "/tmp"] : ["/tmp"]
+    for base in bases {
+      var template = Array("\(base)/labeld-test-XXXXXX".utf8CString)
+      let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+      if let made { return URL(fileURLWithPath: String(cString: made), isDirectory: true) }
     }
-    return URL(fileURLWithPath: path, isDirectory: true)
+    fatalError("cannot make a temporary directory in /tmp: errno \(errno)")
   }
 
   /// Starts labeld with `arguments` (socket and state dir are added) and waits until it

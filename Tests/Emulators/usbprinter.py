@@ -58,6 +58,7 @@ complete with -ESHUTDOWN before later calls return ENODEV (ENODEV from REAP hang
 import argparse
 import errno
 import os
+import shutil
 import signal
 import struct
 import sys
@@ -1231,6 +1232,9 @@ def main():
 
     GLib.child_watch_add(GLib.PRIORITY_DEFAULT, pid, exited)
     loop.run()
+    # The testbed's files (a umockdev.* directory in TMPDIR): Python exits without
+    # finalising the testbed, which would remove them.
+    shutil.rmtree(bed.get_root_dir(), ignore_errors=True)
     code = status["code"]
     sys.exit(code if code >= 0 else 128 - code)
 

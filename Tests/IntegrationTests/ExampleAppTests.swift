@@ -10,13 +10,20 @@ import Testing
 @Suite struct ExampleAppTests {
   static let example = ReadmeTourTests.root.appendingPathComponent("Examples/ProductEditor")
 
-  /// The built stand-in; `make test` builds it first, else it is built here.
+  /// The built stand-in; `make test` builds it first, else it is built here, with a TMPDIR
+  /// of its own that goes afterwards: the toolchain leaves an empty TemporaryDirectory.*
+  /// there for every swiftc it starts (swift-driver never removes them).
   static func standIn() throws -> String {
     let binary = example.appendingPathComponent(".build/debug/product-editor").path
     if !FileManager.default.isExecutableFile(atPath: binary) {
+      let scratch = DaemonProcess.makeTempDirectory()
+      defer { try? FileManager.default.removeItem(at: scratch) }
       let build = Process()
       build.executableURL = URL(fileURLWithPath: "/usr/bin/env")
       build.arguments = ["swift", "build", "--package-path", example.path]
+      build.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) {
+        $1
+      }
       try build.run()
       build.waitUntilExit()
       #expect(build.terminationStatus == 0, "swift build --package-path \(example.path)")
