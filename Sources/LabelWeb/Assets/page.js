@@ -12,6 +12,8 @@ let retry = 1000;
 // Whether this token ever signed in: a socket that fails afterwards is labeld away (a
 // restart), retried; one that fails first is a token refused.
 let everConnected = false;
+// Handshakes refused in a row while labeld answers (see "close").
+let refusals = 0;
 
 // A link /#token=… signs in once: the token moves to this tab's session and leaves the
 // address bar (and the history).
@@ -149,12 +151,14 @@ async function start() {
   });
   labeld.addEventListener("overflow", () => labeld.close());
   labeld.addEventListener("close", async (e) => {
-    // Refused at the handshake: the first time a wrong token; later, one revoked since, if
-    // labeld answers at all (when it does not, it is restarting: try again).
-    if (!e.detail.signedIn && (!everConnected || (await labeldAnswers()))) {
+    // Refused at the handshake: the first time, a wrong token. Later, a token revoked
+    // since, when labeld answers HTTP and refuses twice in a row (once may be labeld
+    // stopping, between closing its sockets and its listener; not answering, restarting).
+    if (!e.detail.signedIn && (!everConnected || ((await labeldAnswers()) && ++refusals >= 2))) {
       sessionStorage.removeItem("labeld-token");
       const revoked = everConnected;
       everConnected = false;
+      refusals = 0;
       lastSeq = null;
       showSignIn(
         revoked ? "labeld no longer accepts this token." : "labeld did not accept that token.",
@@ -171,6 +175,7 @@ async function start() {
     return; // "close" decides what happens next
   }
   retry = 1000;
+  refusals = 0;
   everConnected = true;
   $("signin").hidden = true;
   $("board").hidden = false;
