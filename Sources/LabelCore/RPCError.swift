@@ -59,9 +59,6 @@ public struct RPCError: Error, Sendable, Equatable {
       .invalidRequest, "message too large: the limit is \(limitBytes) bytes",
       data: ["limitBytes": .int(limitBytes)])
   }
-  /// The same without the limit: a framing that does not know it yet (the connection
-  /// names it before the error is sent).
-  public static let messageTooLarge = RPCError(.invalidRequest, "message too large")
   /// labeld addition: a request line past 64 KiB that did not end within the limit.
   public static func requestLineTimedOut(seconds: Double) -> RPCError {
     RPCError(

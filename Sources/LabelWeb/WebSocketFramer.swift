@@ -53,7 +53,7 @@ package struct WebSocketFramer: Framer {
         closing = WebSocketFrame.close(code: failure.code)
         switch failure.code {
         case WebSocketCloseCode.tooBig:
-          inbound.append(.refused(.messageTooLarge))
+          inbound.append(.refused(.messageTooLarge(limitBytes: reader.maxMessageBytes)))
         case WebSocketCloseCode.unsupportedData:
           inbound.append(.refused(.invalidRequest(failure.reason)))
         default:

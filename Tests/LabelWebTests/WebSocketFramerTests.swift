@@ -166,7 +166,7 @@ import Testing
     let header = Array(
       WebSocketClient.frame(opcode: 1, [UInt8](repeating: 0x20, count: 101))[0..<8])
     let (inbound, framed) = take(&framer, header)
-    #expect(inbound == [.refused(.messageTooLarge)] && framed.ended)
+    #expect(inbound == [.refused(.messageTooLarge(limitBytes: 100))] && framed.ended)
     #expect(framer.farewell() == [0x88, 2, 0x03, 0xF1])
     // 2^63 - 1 bytes declared.
     var huge = WebSocketFramer(maxMessageBytes: 100)
@@ -182,7 +182,8 @@ import Testing
       WebSocketClient.frame(opcode: 1, [UInt8](repeating: 0x31, count: 6), fin: false)
       + WebSocketClient.frame(opcode: 0, [UInt8](repeating: 0x31, count: 6))
     let (inbound, framed) = take(&framer, bytes)
-    #expect(inbound == [.refused(.messageTooLarge)] && framed.discarded == bytes.count)
+    #expect(
+      inbound == [.refused(.messageTooLarge(limitBytes: 10))] && framed.discarded == bytes.count)
   }
 
   @Test func partialAndDrop() {

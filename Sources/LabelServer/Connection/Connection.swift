@@ -328,7 +328,7 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
         if let reply = await handler(message, self) { send(reply) }
         state.withLock { $0.account.release(wireBytes) }
       case .refused, .failed:
-        if case .refused(let error) = head { send(Wire.error(id: nil, Self.withLimit(error, limits))) }
+        if case .refused(let error) = head { send(Wire.error(id: nil, error)) }
         state.withLock { s in
           s.inbox.processing = false
           closeAfterFlush(&s)
@@ -337,12 +337,6 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
       }
       state.withLock { updateReadPause(&$0) }
     }
-  }
-
-  /// A framing's "message too large" that does not name the limit (the WebSocket framer's)
-  /// gets this connection's: the framer was made with the same `--max-message-bytes`.
-  private static func withLimit(_ error: RPCError, _ limits: ConnectionLimits) -> RPCError {
-    error == .messageTooLarge ? .messageTooLarge(limitBytes: limits.maxMessageBytes) : error
   }
 
   /// Takes up requests again once a client that fell behind has read enough.
