@@ -221,7 +221,7 @@ let package = Package(
     .executableTarget(
       name: "labeld-bench",
       dependencies: [
-        "LabelKit", "LabelCore", "LabelWire", "LabelPOSIX", "LabelSQLite", "LabelStore",
+        "LabelKit", "LabelKitWeb", "LabelCore", "LabelWire", "LabelPOSIX", "LabelSQLite", "LabelStore",
         "LabelLanguages",
         "LabelRender", "LabelLoad", "LabelTestKit", "LabelCommandLine",
       ]),
@@ -238,7 +238,9 @@ let package = Package(
     .testTarget(name: "LabelCommandLineTests", dependencies: ["LabelCommandLine"]),
     .testTarget(
       name: "LabelWebSocketTests",
-      dependencies: ["LabelWebSocket", "LabelKitWeb", "LabelKit", "LabelHTTP", "LabelTestKit"]),
+      dependencies: [
+        "LabelWebSocket", "LabelKitWeb", "LabelKit", "LabelWire", "LabelHTTP", "LabelTestKit",
+      ]),
     .testTarget(
       name: "LabelIPPTests", dependencies: ["LabelIPP", "LabelCUPS", "LabelCore", "LabelTestKit"]),
     .testTarget(

@@ -142,10 +142,11 @@ package final class Server: Sendable {
     return serve(fd: fd, caller: caller, framer: framer, closeDescriptor: closeDescriptor)
   }
 
-  /// Closes every connection whose caller `matches` (a revoked token's).
-  package func closeConnections(where matches: (Caller) -> Bool) -> Int {
+  /// Closes every connection whose caller `matches` (a revoked token's), each told
+  /// `reason` where its framing can say it (a WebSocket's close 1008).
+  package func closeConnections(because reason: String, where matches: (Caller) -> Bool) -> Int {
     let doomed = connections.withLock { c in c.values.filter { matches($0.caller) } }
-    for connection in doomed { connection.close() }
+    for connection in doomed { connection.close(because: reason) }
     return doomed.count
   }
 

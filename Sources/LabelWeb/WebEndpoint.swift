@@ -297,7 +297,8 @@ package final class WebEndpoint: Sendable {
     pending.withLock { waiting in
       let doomed = waiting.filter { $0.value.tokenName == name }.map(\.key)
       for tag in doomed { waiting.removeValue(forKey: tag) }
-      return doomed.count + server.closeConnections { $0.tokenName == name }
+      return doomed.count
+        + server.closeConnections(because: "the token was revoked") { $0.tokenName == name }
     }
   }
 

@@ -73,5 +73,9 @@ package struct WebSocketFramer: Framer {
 
   package func farewell() -> [UInt8] { closing }
 
+  package func farewell(ending reason: String) -> [UInt8] {
+    WebSocketFrame.close(code: WebSocketCloseCode.policyViolation, reason: reason)
+  }
+
   package func keepAlive() -> [UInt8]? { WebSocketFrame.encode(opcode: WebSocketOpcode.ping, []) }
 }

@@ -45,6 +45,9 @@ let sections: [Section] = [
   Section(name: "fanout", title: "Alert fan-out", timeout: 180) { try fanoutSection() },
   Section(name: "web", title: "Web endpoint (WebSocket)", timeout: 400) { try webSection() },
   Section(name: "kit", title: "Client kit (LabelKit)", timeout: 300) { try kitSection() },
+  Section(name: "kitweb", title: "LabelKit over wss:// against the socket", timeout: 300) {
+    try kitWebSection()
+  },
   Section(name: "hostile", title: "Memory under hostile peers", timeout: 300) {
     try hostilePeersSection()
   },

@@ -155,9 +155,12 @@ import Testing
         try await queue.run(client)
       }
       defer { runner.cancel() }
+      // Subscribed here, on the main actor, before anything changes: the sequence keeps
+      // what it is given until its reader (on the kit's executor) takes it.
+      let presented = queue.presented
       let shown = Mutex<[String?]>([])
-      let watcher = Task { @MainActor [queue] in
-        for await alert in queue.presented { shown.withLock { $0.append(alert?.id) } }
+      let watcher = Task(executorPreference: KitExecutor.shared) {
+        for await alert in presented { shown.withLock { $0.append(alert?.id) } }
       }
       defer { watcher.cancel() }
       _ = await KitAlertStreamTests.eventually("the queue is live") { queue.connection == .live }
@@ -322,7 +325,7 @@ import Testing
         try Shell.output("openssl x509 -in \(cert) -noout -fingerprint -sha256")
           .split(separator: "=").last.map(String.init))
       let client = LabeldClient(route: .webSocket(url: url, token: secret, pinnedSHA256: right))
-      let call = Task { _ = try? await client.hello() }
+      let call = Task(executorPreference: KitExecutor.shared) { _ = try? await client.hello() }
       defer { call.cancel() }
       _ = await KitAlertStreamTests.eventually("the right pin sends the request") {
         (try? String(contentsOfFile: heard, encoding: .utf8))?.contains("Bearer \(secret)") == true
@@ -363,7 +366,7 @@ import Testing
 
   /// How a stream's consumer ended within `seconds`: its error, or nil when it did not.
   static func outcome(of task: Task<Void, any Error>, within seconds: Double) async -> LabelError? {
-    let watchdog = Task {
+    let watchdog = Task(executorPreference: KitExecutor.shared) {
       try? await Task.sleep(for: .seconds(seconds))
       task.cancel()
     }

@@ -576,5 +576,29 @@ package final class Connection: EventSubscriber, @unchecked Sendable {
     state.withLock { closeNow(&$0) }
   }
 
+  /// Closes at once for a reason of labeld's (a revoked token), after one try to write
+  /// the framing's last words (a WebSocket close 1008 saying `reason`) behind what the
+  /// client has started to receive; what it has not started is dropped. A client told so
+  /// knows at once, and under TLS its answer (closing too) is what makes libmicrohttpd
+  /// finish forwarding the connection.
+  package func close(because reason: String) {
+    state.withLock { s in
+      guard !s.closed else { return }
+      let farewell = s.framer.farewell(ending: reason)
+      if !farewell.isEmpty {
+        _ = s.outbox.dropUnstarted()
+        s.outbox.append(OutboundMessage(bytes: farewell, kind: .response, alertSeq: nil))
+        let fd = self.fd
+        _ = s.outbox.flush({ bytes in
+          retryingEINTR {
+            Glibc.send(
+              fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+          }
+        })
+      }
+      closeNow(&s)
+    }
+  }
+
   package var isClosed: Bool { state.withLock { $0.closed } }
 }

@@ -53,6 +53,9 @@ package protocol Framer: Sendable {
   func outbound(_ line: [UInt8]) -> [UInt8]
   /// The last bytes written before the connection closes (a WebSocket close frame).
   func farewell() -> [UInt8]
+  /// The last bytes written when labeld ends the connection for a reason of its own (a
+  /// revoked token): a WebSocket close frame with 1008 and `reason`; nothing on the socket.
+  func farewell(ending reason: String) -> [UInt8]
   /// What to send an idle client to learn that it is still there (a WebSocket ping), or
   /// nil when the framing has no such thing (`ConnectionLimits.keepAliveSeconds`).
   func keepAlive() -> [UInt8]?
@@ -60,5 +63,6 @@ package protocol Framer: Sendable {
 
 extension Framer {
   package func farewell() -> [UInt8] { [] }
+  package func farewell(ending reason: String) -> [UInt8] { [] }
   package func keepAlive() -> [UInt8]? { nil }
 }
