@@ -11,8 +11,20 @@ import LabelKitWeb
   let port = freePort()
   let home = config.work.appendingPathComponent("kitweb")
   try? FileManager.default.removeItem(at: home)
+  let plainPort = freePort()
   let (daemon, socket) = try startDaemon(
-    home, benchPrinters + ["--listen-http", "127.0.0.1:\(port)", "--tls-self-signed"])
+    home,
+    benchPrinters + [
+      "--listen-http", "127.0.0.1:\(port)", "--tls-self-signed",
+    ])
+  // TLS applies to every listener of a labeld: plain `ws://` (libmicrohttpd hands the
+  // socket itself over; under TLS its thread forwards every byte through a socketpair)
+  // is measured against a labeld of its own.
+  let plainHome = config.work.appendingPathComponent("kitweb-plain")
+  try? FileManager.default.removeItem(at: plainHome)
+  let (plainDaemon, plainSocket) = try startDaemon(
+    plainHome, benchPrinters + ["--listen-http", "127.0.0.1:\(plainPort)"])
+  defer { stopDaemon(plainDaemon) }
   defer { stopDaemon(daemon) }
   let admin = try BlockingConnection(socketPath: socket)
   let token = try admin.call(
@@ -24,19 +36,30 @@ import LabelKitWeb
     throw BenchError.failed("no URL")
   }
   let web = LabeldClient(route: .webSocket(url: url, token: token, pinnedSHA256: pin))
+  let plainToken = try BlockingConnection(socketPath: plainSocket).call(
+    "tokens.create", ["name": "bench", "role": "operator"], as: TokenCreated.self
+  ).secret
+  guard let plainURL = URL(string: "ws://127.0.0.1:\(plainPort)/v1/ws") else {
+    throw BenchError.failed("no URL")
+  }
+  let plain = LabeldClient(route: .webSocket(url: plainURL, token: plainToken))
   let unix = LabeldClient(socketPath: socket)
   // The endpoint starts right after the socket: wait until a call goes through.
   for _ in 0..<500 {
-    if (try? runAsync { try await web.hello() }) != nil { break }
+    if (try? runAsync { try await web.hello() }) != nil,
+      (try? runAsync { try await plain.hello() }) != nil
+    {
+      break
+    }
     usleep(10_000)
   }
   let tasks = 10
   let perTask = max(config.requests / tasks / 4, 200)
   let rounds = 5
-  var latencies: [String: [UInt64]] = ["unix": [], "wss": []]
-  var seconds: [String: Double] = ["unix": 0, "wss": 0]
+  var latencies: [String: [UInt64]] = [:]
+  var seconds: [String: Double] = [:]
   for r in 0...rounds {
-    for (name, client) in [("unix", unix), ("wss", web)] {
+    for (name, client) in [("unix", unix), ("ws", plain), ("wss", web)] {
       progress("round \(r) of \(rounds): \(name), \(tasks) tasks × \(perTask) calls")
       let t0 = now()
       let round = try runAsync { () async throws -> [UInt64] in
@@ -74,12 +97,14 @@ import LabelKitWeb
     )
   }
   let (unixRow, unixRate, unixP99) = row("unix", "Unix socket")
+  let (wsRow, _, _) = row("ws", "`ws://` (plain, loopback)")
   let (wssRow, wssRate, wssP99) = row("wss", "`wss://`, certificate pinned (TLS 1.3, GnuTLS)")
   emit(
     """
     | `LabeldClient.hello()`, \(tasks) tasks on one client | calls | p50 ms | p99 ms | calls/s |
     |---|---:|---:|---:|---:|
     \(unixRow)
+    \(wsRow)
     \(wssRow)
 
     wss against the socket: \(String(format: "%.0f%%", 100 * wssRate / unixRate)) of the calls/s, p99 \(String(format: "%.2f×", wssP99 / max(unixP99, 1e-9))) (aim: within 20%).

@@ -53,6 +53,27 @@ import Testing
     return try db.statement("SELECT seq FROM alerts ORDER BY seq").all { UInt64($0.int(0)) }
   }
 
+  /// Every event the journal holds, once the stream has reached them. The last labeld
+  /// started may still be adding to it (alerts of the run before that it clears at
+  /// start): waits until the stream has reached the journal's end and the journal stays
+  /// there.
+  static func untilTheStreamHasTheJournal(_ d: DaemonProcess, _ collected: Collected)
+    async throws -> [UInt64]
+  {
+    var journal = try Self.journal(d)
+    for _ in 0..<20 {
+      let last = journal.last ?? 0
+      _ = await Self.eventually("the stream reaches seq \(last)") {
+        (collected.events.last?.seq ?? 0) >= last
+      }
+      try await Task.sleep(for: .milliseconds(200))
+      let now = try Self.journal(d)
+      if now == journal { break }
+      journal = now
+    }
+    return journal
+  }
+
   /// The proof: labeld is killed (-9) and restarted on a random schedule while another
   /// client raises and clears faults; the stream hands out every event the journal holds,
   /// each exactly once and in seq order.
@@ -115,20 +136,7 @@ import Testing
       while !raiser.isFinished { try await Task.sleep(for: .milliseconds(5)) }
       defer { d.stop() }
 
-      // Every event the journal holds reaches the stream. The last labeld started may
-      // still be adding to it (alerts of the run before that it clears at start): wait
-      // until the stream has reached the journal's end and the journal stays there.
-      var journal = try Self.journal(d)
-      for _ in 0..<20 {
-        let last = journal.last ?? 0
-        _ = await Self.eventually("the stream reaches seq \(last)") {
-          (collected.events.last?.seq ?? 0) >= last
-        }
-        try await Task.sleep(for: .milliseconds(200))
-        let now = try Self.journal(d)
-        if now == journal { break }
-        journal = now
-      }
+      let journal = try await Self.untilTheStreamHasTheJournal(d, collected)
       consumer.cancel()
       let handed = collected.events.map(\.seq)
       #expect(collected.gaps.isEmpty, "kill -9 loses nothing: no gap \(collected.gaps)")

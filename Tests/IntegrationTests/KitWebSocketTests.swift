@@ -52,23 +52,6 @@ import Testing
     return (d, Web(scheme: scheme, port: bound, pin: scheme == .wss ? try fingerprint(d) : nil))
   }
 
-  /// A port free now, for a labeld that must come back on the same one.
-  static func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let ok = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-      }
-    }
-    guard ok else { throw HarnessError.failed("no free port") }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
-
   /// Typed calls: answers decoded as the protocol's types, errors as their cases, a job
   /// printed and waited for.
   @Test(arguments: Scheme.allCases)
@@ -102,7 +85,7 @@ import Testing
     try await onKitExecutor {
       let home = DaemonProcess.makeTempDirectory()
       defer { try? FileManager.default.removeItem(at: home) }
-      let port = try Self.freePort()
+      let port = CUPSHarness.freePort()
       var (d, web) = try Self.start(
         scheme, port: port, extra: ["--alert-retention", "1000000"], directory: home)
       let token = try d.token("app", role: "viewer")
@@ -124,17 +107,7 @@ import Testing
           scheme, port: port, extra: ["--alert-retention", "1000000"], directory: home)
       }
       defer { d.stop() }
-      var journal = try KitAlertStreamTests.journal(d)
-      for _ in 0..<20 {
-        let last = journal.last ?? 0
-        _ = await KitAlertStreamTests.eventually("the stream reaches seq \(last)") {
-          (collected.events.last?.seq ?? 0) >= last
-        }
-        try await Task.sleep(for: .milliseconds(200))
-        let now = try KitAlertStreamTests.journal(d)
-        if now == journal { break }
-        journal = now
-      }
+      let journal = try await KitAlertStreamTests.untilTheStreamHasTheJournal(d, collected)
       let handed = collected.events.map(\.seq)
       #expect(collected.gaps.isEmpty)
       #expect(handed == journal, "handed \(handed.count), journal \(journal.count)")
@@ -275,7 +248,7 @@ import Testing
       try Shell.check(
         "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
           + "-subj /CN=127.0.0.1 -days 1 -keyout \(key) -out \(cert) 2>/dev/null")
-      let port = try Self.freePort()
+      let port = CUPSHarness.freePort()
       let heard = dir.appendingPathComponent("heard.txt").path
       let recorder = """
         import socket, ssl, sys
