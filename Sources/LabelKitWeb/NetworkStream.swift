@@ -19,26 +19,33 @@
   final class NetworkStream: ByteStream, @unchecked Sendable {
     private let connection: NWConnection
     private let queue = DispatchQueue(label: "labelkit.websocket")
-    private let state = Mutex(State())
-    private let arrived = DispatchSemaphore(value: 0)
+    private let shared: Shared
 
-    private struct State {
-      var received: [UInt8] = []
-      var ended = false
-      var failure: String?
-      var pinMismatch: String?
-      var ready = false
+    /// What the connection's callbacks and the one reader share.
+    private final class Shared: @unchecked Sendable {
+      struct State {
+        var received: [UInt8] = []
+        var ended = false
+        var failure: String?
+        var pinMismatch: String?
+        var ready = false
+      }
+      let state = Mutex(State())
+      /// Signalled when bytes arrive or the connection ends: the one reader waits on it.
+      let arrived = DispatchSemaphore(value: 0)
+      /// Signalled when the connection is ready or has failed.
+      let opened = DispatchSemaphore(value: 0)
     }
 
     init(_ target: WebSocketTarget, pin: [UInt8]?, timeout: Double) throws(LabelError) {
+      let shared = Shared()
+      let tcp = NWProtocolTCP.Options()
+      tcp.noDelay = true
       let parameters: NWParameters
       if target.secure {
         let tls = NWProtocolTLS.Options()
-        sec_protocol_options_set_min_tls_protocol_version(
-          tls.securityProtocolOptions, .TLSv12)
-        parameters = NWParameters(tls: tls, tcp: NWProtocolTCP.Options())
+        sec_protocol_options_set_min_tls_protocol_version(tls.securityProtocolOptions, .TLSv12)
         if let pin {
-          let state = self.state
           sec_protocol_options_set_verify_block(
             tls.securityProtocolOptions,
             { _, trust, complete in
@@ -50,41 +57,44 @@
               if PinCheck.matches(seen, pin) {
                 complete(true)
               } else {
-                state.withLock { $0.pinMismatch = PinCheck.mismatch(seen: seen, pinned: pin) }
+                shared.state.withLock {
+                  $0.pinMismatch = PinCheck.mismatch(seen: seen, pinned: pin)
+                }
                 complete(false)
               }
             }, DispatchQueue(label: "labelkit.websocket.verify"))
         }
+        parameters = NWParameters(tls: tls, tcp: tcp)
       } else {
-        parameters = NWParameters(tls: nil, tcp: NWProtocolTCP.Options())
+        parameters = NWParameters(tls: nil, tcp: tcp)
       }
-      (parameters.defaultProtocolStack.transportProtocol as? NWProtocolTCP.Options)?.noDelay = true
-      connection = NWConnection(
-        host: NWEndpoint.Host(target.host), port: NWEndpoint.Port(rawValue: target.port) ?? 443,
-        using: parameters)
-      let opened = DispatchSemaphore(value: 0)
-      connection.stateUpdateHandler = { [state, arrived] update in
+      let port = NWEndpoint.Port(rawValue: target.port) ?? 443
+      connection = NWConnection(host: NWEndpoint.Host(target.host), port: port, using: parameters)
+      self.shared = shared
+      connection.stateUpdateHandler = { update in
         switch update {
         case .ready:
-          state.withLock { $0.ready = true }
-          opened.signal()
+          shared.state.withLock { $0.ready = true }
+          shared.opened.signal()
         case .failed(let error), .waiting(let error):
-          state.withLock { s in
+          shared.state.withLock { s in
             if s.failure == nil { s.failure = "\(error)" }
             s.ended = true
           }
-          opened.signal()
-          arrived.signal()
+          shared.opened.signal()
+          shared.arrived.signal()
         case .cancelled:
-          state.withLock { $0.ended = true }
-          opened.signal()
-          arrived.signal()
+          shared.state.withLock { $0.ended = true }
+          shared.opened.signal()
+          shared.arrived.signal()
         default: break
         }
       }
       connection.start(queue: queue)
-      let answered = opened.wait(timeout: .now() + timeout) == .success
-      let (ready, failure, mismatch) = state.withLock { ($0.ready, $0.failure, $0.pinMismatch) }
+      let answered = shared.opened.wait(timeout: .now() + timeout) == .success
+      let (ready, failure, mismatch) = shared.state.withLock {
+        ($0.ready, $0.failure, $0.pinMismatch)
+      }
       guard answered, ready else {
         connection.cancel()
         let where_ = "\(target.secure ? "wss" : "ws")://\(target.hostHeader)"
@@ -99,50 +109,51 @@
 
     private func receive() {
       connection.receive(minimumIncompleteLength: 1, maximumLength: 65536) {
-        [weak self] data, _, complete, error in
-        guard let self else { return }
-        self.state.withLock { s in
+        [weak self, shared] data, _, complete, error in
+        shared.state.withLock { s in
           if let data { s.received += data }
           if complete || error != nil { s.ended = true }
         }
-        self.arrived.signal()
-        if !complete && error == nil { self.receive() }
+        shared.arrived.signal()
+        if !complete && error == nil { self?.receive() }
       }
     }
 
     func write(_ bytes: [UInt8]) throws(LabelError) {
+      // The completion's outcome, read after the semaphore it signals (which orders the two).
+      final class Outcome: @unchecked Sendable { var failed = false }
+      let outcome = Outcome()
       let done = DispatchSemaphore(value: 0)
-      let failed = Atomic<Bool>(false)
       connection.send(
         content: Data(bytes),
         completion: .contentProcessed { error in
-          if error != nil { failed.store(true, ordering: .releasing) }
+          outcome.failed = error != nil
           done.signal()
         })
       done.wait()
-      if failed.load(ordering: .acquiring) { throw .connectionLost }
+      if outcome.failed { throw .connectionLost }
     }
 
     func read(timeout: Double?) throws(LabelError) -> [UInt8]? {
       let deadline = timeout.flatMap { $0.isFinite ? DispatchTime.now() + $0 : nil }
       while true {
-        let (bytes, ended) = state.withLock { s in
+        let (bytes, ended) = shared.state.withLock { s in
           defer { s.received = [] }
           return (s.received, s.ended)
         }
         if !bytes.isEmpty { return bytes }
         if ended { return [] }
         if let deadline {
-          guard arrived.wait(timeout: deadline) == .success else { return nil }
+          guard shared.arrived.wait(timeout: deadline) == .success else { return nil }
         } else {
-          arrived.wait()
+          shared.arrived.wait()
         }
       }
     }
 
     func shutdown() {
-      state.withLock { $0.ended = true }
-      arrived.signal()
+      shared.state.withLock { $0.ended = true }
+      shared.arrived.signal()
       connection.cancel()
     }
   }
