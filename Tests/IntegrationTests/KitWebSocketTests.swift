@@ -251,7 +251,8 @@ import Testing
       let port = CUPSHarness.freePort()
       let heard = dir.appendingPathComponent("heard.txt").path
       let recorder = """
-        import socket, ssl, sys
+        import signal, socket, ssl, sys
+        signal.alarm(300)  # never outlives a test run that was killed before its defer
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(sys.argv[2], sys.argv[3])
         listener = socket.create_server(("127.0.0.1", int(sys.argv[1])))
