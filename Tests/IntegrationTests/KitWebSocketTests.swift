@@ -138,6 +138,11 @@ import Testing
       defer { watcher.cancel() }
       _ = await KitAlertStreamTests.eventually("the queue is live") { queue.connection == .live }
       try d.client().call("printers.simulate", ["printer": "sim:ql", "fault": "mediaEmpty"])
+      // On screen before the save: a failed save of this client's own is shown from its
+      // answer at once, ahead of alerts the stream has not brought yet (clients.md).
+      _ = await KitAlertStreamTests.eventually("the printer's alert on screen") {
+        queue.current?.id == "printerError:sim:ql"
+      }
       _ = try await client.saveProduct(ProductInput(sku: "Q", name: "one"))
       do {
         _ = try await client.saveProduct(ProductInput(sku: "Q", name: "stale"), expectedVersion: 9)
