@@ -327,6 +327,4 @@ package final class WebEndpoint: Sendable {
     }
   }
 
-  static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
-
 }

@@ -271,8 +271,8 @@ import Testing
   @Test func base64url_andBase64() {
     #expect(WebTokens.base64url([0xFB, 0xFF]) == "-_8")
     #expect(WebTokens.base64url(Array("foobar".utf8)) == "Zm9vYmFy")
-    #expect(WebEndpoint.base64(Array("fo".utf8)) == "Zm8=")
-    #expect(WebEndpoint.base64(Array("f".utf8)) == "Zg==")
+    #expect(Base64.encode(Array("fo".utf8)) == "Zm8=")
+    #expect(Base64.encode(Array("f".utf8)) == "Zg==")
   }
 
   @Test func metricLabels_escaped() {
