@@ -107,12 +107,21 @@ public struct PageArea: Sendable, Equatable, CustomStringConvertible {
   /// The area in words, for messages: "62 mm roll prints 696 dots across and at most
   /// 11811 lines at 300 dpi".
   public var description: String
+  /// The media is tape (P-touch, LabelManager): a label reads along it. The page a driver
+  /// takes is still across the head (`width` dots, row 0 printed first, as the vendor's
+  /// CUPS filter gets a page), and the renderer turns a label into it a quarter turn
+  /// counter-clockwise, as a CUPS landscape page is turned: the label's top edge along
+  /// the page's column 0, its right-hand end printed first.
+  public var tape: Bool
 
-  public init(width: Int?, length: Int?, maxLength: Int?, description: String) {
+  public init(
+    width: Int?, length: Int?, maxLength: Int?, description: String, tape: Bool = false
+  ) {
     self.width = width
     self.length = length
     self.maxLength = maxLength
     self.description = description
+    self.tape = tape
   }
 
   /// Whether an image of `width` x `height` dots fits.
