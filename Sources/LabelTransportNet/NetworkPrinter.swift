@@ -150,26 +150,19 @@ package final class NetworkPrinter: PrinterTransport {
     }
     if let status { await note(status, reportingTo: sink) }
     guard let status, !status.faults.isEmpty else { return }
-    // The label is in the printer and prints when the fault clears: report the fault,
-    // wait for it to go, and count the copy then (never send it again).
-    await sink.update(faults: status.faults)
-    var wait: Duration = .milliseconds(500)
-    while true {
-      try await Task.sleep(for: wait)
-      wait = min(wait * 2, .seconds(5))
+    // The label is in the printer and prints when the fault clears.
+    try await sink.waitWhileHeld(status.faults) {
       let again = try await io.run { () throws -> StatusRead in
         try self.status(try self.connect(job: job), job: job)
       }
-      guard case .status(let s) = again else {
-        throw TransportError(
-          reason: .communication,
-          message: "\(spec.name): stopped answering its \(statusName) while job \(job) "
-            + "waited in it; the copy is not counted and is sent again once it answers")
-      }
-      if s.faults.isEmpty { break }
-      await sink.update(faults: s.faults)
+      guard case .status(let s) = again else { return nil }
+      return s.faults
+    } stoppedAnswering: {
+      TransportError(
+        reason: .communication,
+        message: "\(spec.name): stopped answering its \(statusName) while job \(job) "
+          + "waited in it; the copy is not counted and is sent again once it answers")
     }
-    await sink.update(faults: [])
   }
 
   /// One copy on the printer's queue: status, job, status. Returns the status after the
