@@ -49,8 +49,10 @@ package final class NetworkPrinter: PrinterTransport {
     var faultGeneration = 0
     /// When the printer last answered a status with no fault (the copy before this one).
     var lastClean: ContinuousClock.Instant?
-    /// The media its status reports (Brother QL), when none is configured.
+    /// The media its status reports (Brother QL, P-touch).
     var reportedMedia: Media?
+    /// The job that met `mediaMismatch`: the fault lasts until its media is in.
+    var needs: JobFacts?
   }
 
   /// A clean answer this recent stands for the status before the next copy: a queue of
@@ -132,10 +134,13 @@ package final class NetworkPrinter: PrinterTransport {
   {
     let cancelled = Atomic<Bool>(false)
     let status: DeviceStatus?
+    // Polls keep a mismatch until this job's media is in.
+    let facts = driver.jobFacts(bytes)
+    state.withLock { $0.needs = facts }
     do {
       status = try await withTaskCancellationHandler {
         try await io.run { () throws -> DeviceStatus? in
-          try self.send(bytes, job: job) { cancelled.load(ordering: .relaxed) }
+          try self.send(bytes, facts: facts, job: job) { cancelled.load(ordering: .relaxed) }
         }
       } onCancel: {
         cancelled.store(true, ordering: .relaxed)
@@ -148,6 +153,7 @@ package final class NetworkPrinter: PrinterTransport {
       kick.signal()
       throw error
     }
+    state.withLock { $0.needs = nil }
     if let status { await note(status, reportingTo: sink) }
     guard let status, !status.faults.isEmpty else { return }
     // The label is in the printer and prints when the fault clears.
@@ -167,11 +173,16 @@ package final class NetworkPrinter: PrinterTransport {
 
   /// One copy on the printer's queue: status, job, status. Returns the status after the
   /// job (nil when the printer cannot be asked).
-  private func send(_ bytes: [UInt8], job: Int, cancelled: () -> Bool) throws -> DeviceStatus? {
+  private func send(_ bytes: [UInt8], facts: JobFacts, job: Int, cancelled: () -> Bool) throws
+    -> DeviceStatus?
+  {
     let link = try connect(job: job)
     let request = statusName
-    let recent = state.withLock { s in
-      s.lastClean.map { ContinuousClock.now - $0 < Self.freshStatus } ?? false
+    let (recent, lastMedia) = state.withLock { s in
+      (s.lastClean.map { ContinuousClock.now - $0 < Self.freshStatus } ?? false, s.reportedMedia)
+    }
+    if confirms && recent, let why = facts.mismatch(loaded: lastMedia) {
+      throw mismatch(why, job: job)
     }
     if confirms && !recent {
       // Nothing goes into a printer that already has a fault: it would print when the
@@ -181,6 +192,11 @@ package final class NetworkPrinter: PrinterTransport {
         if let fault = s.faults.first {
           throw TransportError(
             reason: fault, message: "\(spec.name): \(fault.phrase) (\(s.detail)); job \(job) waits")
+        }
+        // Nor a job for other media (a 12 mm job with a 24 mm cassette in): the printer
+        // would refuse it, or print it on the wrong tape.
+        if let why = facts.mismatch(loaded: s.media) {
+          throw mismatch(why, job: job)
         }
       case .silent:
         throw TransportError(
@@ -219,6 +235,11 @@ package final class NetworkPrinter: PrinterTransport {
         message: "\(spec.name): its answer to \(request) after job \(job) is not a status "
           + "(\(why)); the copy is not counted and is sent again once it answers properly")
     }
+  }
+
+  private func mismatch(_ why: String, job: Int) -> TransportError {
+    TransportError(
+      reason: .mediaMismatch, message: "\(spec.name): \(why); job \(job) waits for the right media")
   }
 
   /// A connection, or `offline` naming the waiting job.
@@ -327,6 +348,10 @@ package final class NetworkPrinter: PrinterTransport {
     case .success(nil): return ([], generation)
     case .success(.status(let s)?):
       await note(s, reportingTo: sink)
+      let needs = state.withLock { $0.needs }
+      if s.faults.isEmpty, let needs, needs.mismatch(loaded: s.media) != nil {
+        return ([.mediaMismatch], generation)
+      }
       return (s.faults, generation)
     case .success(_?): return ([.communication], generation)
     }
@@ -347,6 +372,8 @@ package final class NetworkPrinter: PrinterTransport {
           if Task.isCancelled { return }
         }
         first = false
+        // Nothing waits for other media any more (the job was cancelled).
+        if await sink.isIdle { state.withLock { $0.needs = nil } }
         let found = await poll(reportingTo: sink)
         guard found.generation == state.withLock({ $0.faultGeneration }) else { continue }
         await sink.update(faults: found.faults)
