@@ -82,7 +82,8 @@ package final class NetworkPrinter: PrinterTransport {
     let media =
       spec.widthMM.map { width in
         let length = spec.lengthMM ?? 0
-        return Media(widthMM: width, lengthMM: length, kind: length == 0 ? "continuous" : "labels")
+        let continuous = spec.language.profile.printsOnTape ? "tape" : "continuous"
+        return Media(widthMM: width, lengthMM: length, kind: length == 0 ? continuous : "labels")
       } ?? state.withLock { $0.reportedMedia }
     return Printer(
       id: id, name: spec.name, transport: .net, model: model.displayName,

@@ -88,7 +88,8 @@ public struct NetworkPrinterSpec: Sendable, Equatable {
           throw SpecError("\(name): \(language.rawValue) printers print at \(only) dpi")
         }
         spec.dpi = d
-      case "width": spec.widthMM = try option.number(in: 5...300)
+      // 3.5 mm: the narrowest tape (Brother TZe).
+      case "width": spec.widthMM = try option.number(in: 3.5...300)
       case "length": spec.lengthMM = try option.number(in: 0...2000)
       case "snmp-port": spec.snmpPort = try option.integer(in: 1...65535)
       case "community":

@@ -58,18 +58,21 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
       throw SpecError("\(name): language must be one of \(known)")
     }
     var spec = SimulatedPrinterSpec(name: name, language: language)
+    var dpiGiven = false
     for option in try KeyValueOption.list(parts, owner: name) {
       let (key, value) = (option.key, option.value)
       switch key {
       case "dpi":
-        let d = try option.number(in: 100...1200)
-        guard [152, 200, 203, 300, 600].contains(Int(d)) else {
-          throw SpecError("\(name): dpi must be 152, 200, 203, 300 or 600")
+        let d = try option.integer(in: 100...1200)
+        let heads = [152, 180, 200, 203, 300, 360, 600]
+        guard heads.contains(d) else {
+          throw option.wrong(KeyValueOption.either(heads.map(String.init)))
         }
-        if let only = language.profile.onlyDPI, Int(d) != only {
+        if let only = language.profile.onlyDPI, d != only {
           throw SpecError("\(name): \(language.rawValue) printers print at \(only) dpi")
         }
-        spec.dpi = Int(d)
+        spec.dpi = d
+        dpiGiven = true
       case "model":
         let profile = language.profile
         guard let model = profile.simulatedModels.first(where: { $0 == value.uppercased() }) else {
@@ -90,7 +93,8 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
         spec.widthMM = media.widthMM
         spec.lengthMM = media.lengthMM
         spec.redBlack = media.printsRed
-      case "width": spec.widthMM = try option.number(in: 5...300)
+      // 3.5 mm: the narrowest tape (Brother TZe).
+      case "width": spec.widthMM = try option.number(in: 3.5...300)
       case "length": spec.lengthMM = try option.number(in: 0...2000)
       case "speed": spec.speed = try option.number(in: 0...10_000)
       case "darkness":
@@ -107,6 +111,18 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
           "keep",
         ])
       }
+    }
+    // A model with one head prints at its resolution unless told otherwise (a PT-P900W's
+    // 360 dpi against the family's 180).
+    if !dpiGiven, let model = spec.model,
+      let row = DriverTable.model(named: model, language: language),
+      row.capabilities.dpi.count == 1, let only = row.capabilities.dpi.first
+    {
+      spec.dpi = only
+    }
+    if language.profile.printsOnTape && spec.lengthMM != 0 {
+      throw SpecError(
+        "\(name): a label on tape is as long as its content; give the tape's width= only")
     }
     if spec.redBlack {
       // Only a two-colour model prints on a red/black roll.
@@ -149,7 +165,9 @@ package final class SimulatedPrinter: PrinterTransport, FaultInjecting {
       language: spec.language, dpi: spec.dpi,
       media: Media(
         widthMM: spec.widthMM, lengthMM: spec.lengthMM,
-        kind: spec.lengthMM == 0 ? "continuous" : "labels", redBlack: spec.redBlack ? true : nil),
+        kind: spec.lengthMM != 0
+          ? "labels" : spec.language.profile.printsOnTape ? "tape" : "continuous",
+        redBlack: spec.redBlack ? true : nil),
       uri: "sim:\(spec.name)", accepting: spec.accepting)
   }
 
