@@ -32,6 +32,14 @@ Printers:
           ESC A n with its 32 status bytes (bay, head, SKU 30252, labels remaining, counted
           down per label); each ESC D block is DIR/SERIAL/label-N.pbm (672 wide) once
           printed (labels wait while the bay is not ready or the head is too hot).
+  ptouch  Brother PT-P700 (04f9:2061), P-touch raster (ptouch_raster.py): rebuilds each
+          page as DIR/SERIAL/page-N.pbm in head orientation (column x = pin left margin + x,
+          row y = raster line y; exactly the print area of the loaded tape, 12 mm: 70 pins
+          from pin 29) and keeps each job's bytes as DIR/SERIAL/job-N.pt; answers ESC i S
+          with the 32-byte status (model 67, the tape's width, type and colours), reports
+          phase changes and "printing completed" per page (unless ESC i ! 01), and an error
+          status when a page cannot print: a fault, or an ESC i z for other media ("replace
+          media", error information 2 bit 0), after which the rest of that job is dropped.
 
 Control: write lines to the FIFO DIR/control, each `SERIAL COMMAND [ARG]`:
   cover open|closed        media none|62|29x90|...   silent on|off     claimed on|off
@@ -47,7 +55,15 @@ Control: write lines to the FIFO DIR/control, each `SERIAL COMMAND [ARG]`:
                             10 not genuine; the head, 1 overheated)
   remaining N              (DYMO 550: the labels left on the roll)
   garbage on|off           (Zebra: answers ~HQES with a block that is not a status)
-Events (printed pages, faults, plug changes) are appended to DIR/events.log.
+  tape none|3.5|6|9|12|18|24 [non-laminated]   (ptouch: the cassette, laminated by default)
+  cover open|closed, tape-end [on|off], cutter jam|ok, battery weak|ok, overheat on|off,
+  incompatible [on|off]    (ptouch: error information 2 bit 4, 1 bit 1, 1 bit 2, 1 bit 3,
+                            2 bit 5; an incompatible cassette has media type FF; a new
+                            tape clears tape-end and incompatible)
+  fail-next-page cover|tape-end|cutter|overheat|none   (ptouch, as ql820)
+Events (printed pages, faults, plug changes) are appended to DIR/events.log; ptouch adds
+`SERIAL error page not printed (REASON)` and `SERIAL page N: NOTE` (a raster count that is
+not the lines sent, ink outside the print area, no ESC i a 01, unknown commands).
 
 usbdevfs facts (x86_64) follow the measured recipe: SUBMITURB 0x8038550A with a 56-byte
 urb (type 0, endpoint 1, status int32 at 4, buffer pointer at 16, buffer_length 24,
@@ -65,7 +81,9 @@ import sys
 import threading
 import time
 
+import ptouch_raster
 import zebra_status
+from ptouch_raster import packbits_decode
 
 import gi
 
@@ -112,23 +130,6 @@ def event(line):
 
 def hexs(b):
     return "".join("%02X" % x for x in b)
-
-
-def packbits_decode(data):
-    out = bytearray()
-    i = 0
-    while i < len(data):
-        n = data[i]
-        i += 1
-        if n < 128:
-            out += data[i : i + n + 1]
-            i += n + 1
-        elif n > 128:
-            if i >= len(data):
-                return None
-            out += bytes([data[i]]) * (257 - n)
-            i += 1
-    return bytes(out)
 
 
 class Printer:
@@ -622,6 +623,92 @@ class BrotherQL(Printer):
             self.print_delay = float(words[1])
         else:
             return False
+        return True
+
+
+class PTouch(Printer):
+    """A Brother PT-P700 in printer mode (ptouch-print's table: 04f9:2061; 2064 is its
+    P-Lite mass-storage mode, not emulated): the P-touch raster of ptouch_raster.py, a
+    128-pin 180 dpi head, pages refused with an error status while a fault is set or when
+    the job is for other media (after which the rest of that job is thrown away, as the
+    printer waits for the host to start again)."""
+
+    vid, pid = 0x04F9, 0x2061
+    manufacturer, product = "Brother", "PT-P700"
+    device_id = "MFG:Brother;CMD:PT-CBP;MDL:PT-P700;CLS:PRINTER;"
+
+    def __init__(self, *a):
+        super().__init__(*a)
+        self.device = ptouch_raster.Device(ptouch_raster.PT_P700)
+        self.fail_next = None
+        self.print_delay = 0.0
+        self.pages = 0
+        self.jobs = 0
+        self.stream = ptouch_raster.Stream()
+        self.failed_job = None
+
+    def reset_state(self):
+        super().reset_state()
+        self.stream = ptouch_raster.Stream()
+        self.failed_job = None
+
+    def received(self, data):
+        for what, page in self.stream.feed(data):
+            if what == "status":
+                self.send(self.device.status(0x00, mode=self.stream.mode))
+            else:
+                self.print_page(page)
+
+    def print_page(self, page):
+        if page.job_number == self.failed_job:
+            event("%s page discarded after an error" % self.serial)
+            return
+        if self.fail_next:
+            fault, self.fail_next = self.fail_next, None
+            self.device.fail(fault)
+            event("%s fault %s" % (self.serial, fault))
+        refused = self.device.refusal(page)
+        if refused:
+            e1, e2, reason = refused
+            self.send(self.device.status(0x02, 0x00, (e1, e2), page.mode))
+            self.failed_job = page.job_number
+            event("%s error page not printed (%s)" % (self.serial, reason))
+            return
+        self.pages += 1
+        number = self.pages
+        pbm, outside = ptouch_raster.page_pbm(page.rows, self.device.width)
+        ptouch_raster.write_file(os.path.join(self.dir, "page-%d.pbm" % number), pbm)
+        notes = page.notes + (["%d dots inked outside the print area" % outside] if outside else [])
+        for note in notes:
+            event("%s page %d: %s" % (self.serial, number, note))
+        if page.last and page.job is not None:
+            self.jobs += 1
+            ptouch_raster.write_file(os.path.join(self.dir, "job-%d.pt" % self.jobs), page.job)
+
+        def done():
+            time.sleep(self.print_delay)
+            with LOCK:
+                if not self.plugged:
+                    return
+                if page.notify:
+                    self.send(self.device.status(0x06, 0x01, mode=page.mode))
+                    self.send(self.device.status(0x01, 0x01, mode=page.mode))
+                    self.send(self.device.status(0x06, 0x00, mode=page.mode))
+            event("%s printed page %d" % (self.serial, number))
+
+        if self.print_delay > 0:
+            threading.Thread(target=done, daemon=True).start()
+        else:
+            done()
+
+    def command(self, words):
+        w = words[0]
+        if w == "fail-next-page":
+            self.fail_next = words[1]
+        elif w == "print-delay":
+            self.print_delay = float(words[1])
+        else:
+            return self.device.command(words)
         return True
 
 
@@ -1141,7 +1228,7 @@ class DymoLW5(Printer):
 
 
 KINDS = {"ql820": BrotherQL, "zebra": Zebra, "tspl": TSPL, "epl2": EPL2, "dymo450": DymoLW,
-         "dymo550": DymoLW5}
+         "dymo550": DymoLW5, "ptouch": PTouch}
 
 
 def apply(printers, line):
