@@ -40,6 +40,13 @@ Printers:
           phase changes and "printing completed" per page (unless ESC i ! 01), and an error
           status when a page cannot print: a fault, or an ESC i z for other media ("replace
           media", error information 2 bit 0), after which the rest of that job is dropped.
+  dymolm  DYMO LabelManager PnP (0922:1002, its printer mode): SYN lines after ESC B dot
+          tab / ESC D bytes per line (dymo_lm.py) on a 64-dot head; a label ends at ESC E or
+          when nothing came for label-gap seconds (0.5) and is DIR/SERIAL/label-N.pbm in head
+          orientation, the tape's dots only (12 mm: 64, 9 mm: 48 from dot 8, 6 mm: 32 from
+          dot 16), its commands label-N.txt; labels wait while there is no cassette, the head
+          is hot or the error bit is set. ESC A answers 8 bytes (40 cassette, 20 busy while
+          a label is under way, 08 overheat, 04 error; 00 with no cassette).
 
 Control: write lines to the FIFO DIR/control, each `SERIAL COMMAND [ARG]`:
   cover open|closed        media none|62|29x90|...   silent on|off     claimed on|off
@@ -61,9 +68,14 @@ Control: write lines to the FIFO DIR/control, each `SERIAL COMMAND [ARG]`:
                             2 bit 5; an incompatible cassette has media type FF; a new
                             tape clears tape-end and incompatible)
   fail-next-page cover|tape-end|cutter|overheat|none   (ptouch, as ql820)
+  tape none|6|9|12, overheat on|off, error on|off   (dymolm: status bits 40, 08, 04)
+  size-code on|off         (dymolm: status byte 1 is DYMO's tape size code, 0 by default as a
+                            real PnP answered)
+  label-gap SECONDS        (dymolm: how long a pause ends a label)
 Events (printed pages, faults, plug changes) are appended to DIR/events.log; ptouch adds
 `SERIAL error page not printed (REASON)` and `SERIAL page N: NOTE` (a raster count that is
-not the lines sent, ink outside the print area, no ESC i a 01, unknown commands).
+not the lines sent, ink outside the print area, no ESC i a 01, unknown commands), dymolm
+`SERIAL label N: NOTE` (ink off the tape or past the head).
 
 usbdevfs facts (x86_64) follow the measured recipe: SUBMITURB 0x8038550A with a 56-byte
 urb (type 0, endpoint 1, status int32 at 4, buffer pointer at 16, buffer_length 24,
@@ -81,6 +93,7 @@ import sys
 import threading
 import time
 
+import dymo_lm
 import ptouch_raster
 import zebra_status
 from ptouch_raster import packbits_decode
@@ -1227,8 +1240,104 @@ class DymoLW5(Printer):
         return True
 
 
+class DymoLM(Printer):
+    """A DYMO LabelManager PnP in printer mode (labelle: 0922:1002; it first comes up as a
+    mass-storage device, 0922:1001, and is switched: only the printer mode is emulated, and
+    only its printer interface): the stream of dymo_lm.py on a 64-dot head; a label ends at
+    ESC E or when no byte came for label-gap seconds, and waits while there is no cassette,
+    the head is overheated or the general error bit is set; ESC A answers 8 status bytes,
+    busy while a label is under way."""
+
+    vid, pid = 0x0922, 0x1002
+    manufacturer, product = "Dymo", "DYMO LabelManager PnP"
+    device_id = ("MFG:DYMO;CMD: ;MDL:LabelManager PnP;CLASS:PRINTER;"
+                 "DESCRIPTION:DYMO LabelManager PnP;")
+
+    def __init__(self, *a):
+        super().__init__(*a)
+        self.tape = "12"
+        self.overheat = False
+        self.error = False
+        self.size_code = False
+        self.label_gap = 0.5
+        self.labels = 0
+        self.waiting = []
+        self.stream = dymo_lm.Stream()
+        self.timer = None
+        self.generation = 0
+
+    def reset_state(self):
+        super().reset_state()
+        self.stream = dymo_lm.Stream()
+        self.cancel_gap()
+
+    def cancel_gap(self):
+        # A timer that fired but waits for the lock finds a newer generation and does nothing.
+        self.generation += 1
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    def status(self):
+        busy = bool(self.stream.rows)
+        return dymo_lm.status_bytes(self.tape, busy, self.overheat, self.error, self.size_code)
+
+    def received(self, data):
+        self.cancel_gap()
+        for what in self.stream.feed(data):
+            if what == "status":
+                self.send(self.status())
+            else:
+                self.end_label()
+        if self.stream.rows:
+            self.timer = threading.Timer(self.label_gap, self.gap, (self.generation,))
+            self.timer.daemon = True
+            self.timer.start()
+
+    def gap(self, generation):
+        with LOCK:
+            if generation == self.generation:
+                self.timer = None
+                self.end_label()
+
+    def end_label(self):
+        if self.stream.rows:
+            self.waiting.append(self.stream.take_label())
+            self.flush()
+
+    def faulted(self):
+        return self.tape is None or self.overheat or self.error
+
+    def print_label(self, label):
+        rows, commands, notes = label
+        dots, outside = dymo_lm.label_rows(rows, self.tape)
+        if outside:
+            notes = notes + ["%d dots inked off the %s mm tape" % (outside, self.tape)]
+        for note in notes:
+            event("%s label %d: %s" % (self.serial, self.labels, note))
+        write_label(self, len(dots[0]) if dots else dymo_lm.TAPE_DOTS[self.tape], len(dots),
+                    dots, commands)
+
+    def command(self, words):
+        w, arg = words[0], words[1] if len(words) > 1 else ""
+        if w == "tape" and (arg == "none" or arg in dymo_lm.TAPE_DOTS):
+            self.tape = None if arg == "none" else arg
+        elif w == "overheat":
+            self.overheat = arg == "on"
+        elif w == "error":
+            self.error = arg == "on"
+        elif w == "size-code":
+            self.size_code = arg == "on"
+        elif w == "label-gap":
+            self.label_gap = float(arg)
+        else:
+            return False
+        self.flush()
+        return True
+
+
 KINDS = {"ql820": BrotherQL, "zebra": Zebra, "tspl": TSPL, "epl2": EPL2, "dymo450": DymoLW,
-         "dymo550": DymoLW5, "ptouch": PTouch}
+         "dymo550": DymoLW5, "ptouch": PTouch, "dymolm": DymoLM}
 
 
 def apply(printers, line):
