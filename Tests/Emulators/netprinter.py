@@ -1,19 +1,25 @@
 #!/usr/bin/python3
 """An emulated network label printer for labeld's tests, on 127.0.0.1 only: a Zebra ZPL
 printer on a raw TCP port (AppSocket/JetDirect, 9100 on real printers), or (--kind ql) a
-Brother QL-820NWB that prints the raster it receives there and answers its 32-byte status
-over SNMP only, through a real net-snmp snmpd on a private UDP port (`pass` of
-1.3.6.1.4.1.2435.3.3.9.1.6.1.0 to a pass_persist script reading DIR/status.hex).
+Brother QL-820NWB or (--kind ptouch) a Brother PT-P750W that prints the raster it receives
+there and answers its 32-byte status over SNMP only, through a real net-snmp snmpd on a
+private UDP port (`pass` of 1.3.6.1.4.1.2435.3.3.9.1.6.1.0 to a pass_persist script reading
+DIR/status.hex; the same object on P-touch models: field reports from a PT-E550W, a PT-P750W
+and a PT-P950NW).
 
-    netprinter.py --dir DIR [--port N] [--kind zebra|ql]
+    netprinter.py --dir DIR [--port N] [--kind zebra|ql|ptouch]
 
-Prints "PORT N" (and " SNMP M" for ql) on its first line once it listens (N and M are
-free ports). The QL keeps each job it prints as DIR/job-N.ql (jobs wait while the cover
-is open or no roll is in). Each
-^XA..^XZ label it receives is DIR/label-N.zpl once printed; labels wait in its buffer
-while an error is set, and a label cut off by a dropped connection is thrown away, as a
-printer switched off loses it. ~HQES and ~HS are answered on the connection they came
-on, as a Zebra's print server does.
+Prints "PORT N" (and " SNMP M" for ql and ptouch) on its first line once it listens (N and
+M are free ports). The QL keeps each job it prints as DIR/job-N.ql (jobs wait while the
+cover is open or no roll is in). The P-touch (ptouch_raster.py: model 68, a 128-pin head)
+keeps each job it prints as DIR/job-N.pt and each page as DIR/page-N.pbm (head orientation,
+the loaded tape's print area); jobs wait while any fault is set, and a job whose ESC i z is
+for other media is not printed: "refused job (REASON)" in the events, "replace media" (error
+information 2 bit 0) in the status until the cover opens, a tape goes in or a job prints.
+The Zebra writes each ^XA..^XZ label it receives as DIR/label-N.zpl once printed; labels
+wait in its buffer while an error is set, and a label cut off by a dropped connection is
+thrown away, as a printer switched off loses it. ~HQES and ~HS are answered on the
+connection they came on, as a Zebra's print server does.
 
 Control: lines written to the FIFO DIR/control:
   errors HEX        the ~HQES error flags (0 none; 1 media out, 4 head open, ...)
@@ -23,6 +29,9 @@ Control: lines written to the FIFO DIR/control:
   off-after BYTES   switch off once BYTES more bytes have arrived (mid-job)
   cover open|closed, media none|62|29   (ql: the status the SNMP agent answers; a continuous
                                         roll of that width)
+  tape none|3.5|6|9|12|18|24 [non-laminated], cover open|closed, tape-end [on|off],
+  cutter jam|ok, battery weak|ok, overheat on|off, incompatible [on|off]
+                    (ptouch: the cassette and faults, as usbprinter.py's ptouch)
 Events (printed labels, switches) are appended to DIR/events.log.
 """
 
@@ -37,6 +46,7 @@ import sys
 import threading
 import time
 
+import ptouch_raster
 import zebra_status
 
 LOCK = threading.Lock()
@@ -67,6 +77,10 @@ class Zebra:
         with open(tmp, "wb") as f:
             f.write(data)
         os.replace(tmp, os.path.join(self.dir, name))
+
+    def write_status_block(self, block):
+        """The status a Brother's SNMP agent answers: DIR/status.hex, which pass.sh reads."""
+        self.write_file("status.hex", " ".join("%02X" % x for x in block).encode())
 
     def listen(self):
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -217,10 +231,7 @@ class BrotherQL(Zebra):
             b[10], b[11] = int(self.roll), 0x0A
         if self.cover_open:
             b[9] |= 0x10
-        tmp = os.path.join(self.dir, "status.hex.tmp")
-        with open(tmp, "w") as f:
-            f.write(" ".join("%02X" % x for x in b))
-        os.replace(tmp, os.path.join(self.dir, "status.hex"))
+        self.write_status_block(b)
 
     def errors(self):
         return self.cover_open or self.roll is None
@@ -281,6 +292,71 @@ class BrotherQL(Zebra):
         return True
 
 
+class BrotherPTouch(Zebra):
+    """A PT-P750W on the network: P-touch raster (ptouch_raster.py) on TCP, answering nothing
+    there; its status over SNMP. A job waits while a fault is set; a job for other media
+    than the loaded cassette is not printed and the status keeps "replace media" (error
+    information 2 bit 0) until the cover is opened, a tape is loaded or a job prints."""
+
+    def __init__(self, out_dir, port):
+        self.device = ptouch_raster.Device(ptouch_raster.PT_P750W)
+        self.jobs = 0
+        self.pages = 0
+        super().__init__(out_dir, port)
+        self.write_status()
+
+    def write_status(self):
+        self.write_status_block(self.device.status())
+
+    def received(self, conn, data):
+        if self.switched_off_by(data) or self.silent:
+            return
+        # Each connection's parser in place of the text a Zebra keeps: a job cut off by a
+        # dropped connection goes with it.
+        stream = self.clients[conn]
+        if not isinstance(stream, ptouch_raster.Stream):
+            stream = self.clients[conn] = ptouch_raster.Stream()
+            stream.pages = []
+        for what, page in stream.feed(data):
+            if what == "page":
+                stream.pages.append(page)
+                if page.last:
+                    self.waiting.append(stream.pages)
+                    stream.pages = []
+        self.flush()
+
+    def flush(self):
+        if any(self.device.errors()) or not self.powered:
+            return
+        while self.waiting:
+            pages = self.waiting.pop(0)
+            refused = [r for r in map(self.device.refusal, pages) if r]
+            if refused:
+                self.device.wrong_media = True
+                self.event("refused job (%s)" % refused[0][2])
+                continue
+            self.device.wrong_media = False
+            self.jobs += 1
+            for page in pages:
+                self.pages += 1
+                image, outside = ptouch_raster.page_pbm(page.rows, self.device.width)
+                self.write_file("page-%d.pbm" % self.pages, image)
+                notes = page.notes + (["%d dots inked outside the print area" % outside]
+                                      if outside else [])
+                for note in notes:
+                    self.event("page %d: %s" % (self.pages, note))
+            self.write_file("job-%d.pt" % self.jobs, pages[-1].job or b"")
+            self.event("printed job %d" % self.jobs)
+        self.write_status()
+
+    def command(self, words):
+        if not self.device.command(words):
+            return super().command(words)
+        self.write_status()
+        self.flush()
+        return True
+
+
 def start_snmpd(out_dir):
     """A private snmpd on a free UDP port of 127.0.0.1 answering the status block."""
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -333,12 +409,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
     ap.add_argument("--port", type=int, default=0)
-    ap.add_argument("--kind", default="zebra", choices=["zebra", "ql"])
+    ap.add_argument("--kind", default="zebra", choices=["zebra", "ql", "ptouch"])
     args = ap.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     snmpd = None
-    if args.kind == "ql":
-        printer = BrotherQL(args.dir, args.port)
+    if args.kind in ("ql", "ptouch"):
+        printer = (BrotherQL if args.kind == "ql" else BrotherPTouch)(args.dir, args.port)
         snmpd, snmp_port = start_snmpd(args.dir)
     else:
         printer = Zebra(args.dir, args.port)
