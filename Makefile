@@ -102,6 +102,8 @@ test: deps peers
 	TMPDIR=$(TEST_TMP)/swift $(SWIFT) build --package-path Examples/ProductEditor
 	TMPDIR=$(TEST_TMP)/tests $(TEST_BUNDLE)
 	TMPDIR=$(TEST_TMP)/tests $(TEST_BUNDLE) --testing-library swift-testing
+	@# The tape emulators checked by themselves against the manuals' tables (no labeld).
+	TMPDIR=$(TEST_TMP)/tests timeout -s KILL 120 /usr/bin/python3 Tests/Emulators/selftest_tapes.py
 	@# The Python client kit (clients/python): mypy --strict and its tests against this labeld.
 	TMPDIR=$(TEST_TMP)/tests clients/python/run-tests.sh $(BIN)/labeld
 	@# The web endpoint from outside: chromium on the status page, Prometheus's parser, openssl.
