@@ -84,17 +84,22 @@ public struct BrotherPTEncoder: Sendable {
   /// Checks the options: the tape must be one the model's head takes, the feed within
   /// 0–127 mm (2.3.3 "Feed amount").
   public init(_ options: BrotherPTOptions) throws(BrotherPTError) {
+    if let problem = Self.problem(with: options) { throw problem }
+    self.options = options
+  }
+
+  /// What is wrong with `options`, if anything.
+  static func problem(with options: BrotherPTOptions) -> BrotherPTError? {
     let head = options.model.head
     guard head.tapes.contains(options.tape) else {
-      throw BrotherPTError(
-        .mediaMismatch, "\(options.model.name) does not take \(options.tape)")
+      return BrotherPTError(.mediaMismatch, "\(options.model.name) does not take \(options.tape)")
     }
     let maxFeed = 127 * head.dpi * 10 / 254
     guard (0...maxFeed).contains(options.feedDots) else {
-      throw BrotherPTError(
+      return BrotherPTError(
         .invalidOption, "a feed of \(options.feedDots) dots: must be 0...\(maxFeed)")
     }
-    self.options = options
+    return nil
   }
 
   /// The job printing `pages`, one label each.
