@@ -191,6 +191,10 @@ public struct LanguageProfile: Sendable, Equatable {
       try BrotherPTDriver(model: model, settings: settings)
     })
 
+  /// Whether the language's printers print on tape (`Media.kind` "tape"): a label reads
+  /// along it, as long as its content (Brother P-touch, DYMO LabelManager).
+  public var printsOnTape: Bool { defaultMedia.kind == "tape" }
+
   func with(namedMedia: @escaping @Sendable (String) -> Media?) -> LanguageProfile {
     var copy = self
     copy.namedMedia = namedMedia
