@@ -10,7 +10,7 @@ PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps \
               systemd man-db \
               libusb-1.0-0-dev umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi \
               libcups2-dev cups-daemon cups-client cups-ipp-utils cups-filters dbus lprint \
-              printer-driver-dymo snmpd netcat-openbsd \
+              printer-driver-dymo printer-driver-ptouch snmpd netcat-openbsd \
               libavahi-client-dev avahi-daemon avahi-utils iproute2 \
               libmicrohttpd-dev libgnutls28-dev openssl testssl.sh chromium chromium-driver \
               prometheus prometheus-alertmanager

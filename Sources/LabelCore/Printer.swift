@@ -15,6 +15,10 @@ public enum PrinterLanguage: String, Codable, Sendable, CaseIterable {
   case dymoLW = "dymo-lw"
   /// DYMO LabelWriter 550, 550 Turbo and 5XL (the LW 550 Series Technical Reference).
   case dymoLW5 = "dymo-lw5"
+  /// Brother P-touch tape printers in raster mode: PT-P700, PT-P750W, PT-E550W, PT-P710BT
+  /// (Brother's Software Developer's Manual, Raster Command Reference PT-E550W/P750W/P710BT)
+  /// and PT-P900W, PT-P950NW (Raster Command Reference PT-P900/P900W/P950NW/P910BT).
+  case brotherPT = "brother-pt"
 }
 
 /// IPP printer state.

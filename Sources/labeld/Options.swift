@@ -34,14 +34,15 @@ struct Options {
       "--simulate", value: "NAME=LANGUAGE[,KEY=VALUE...]", repeatable: true,
       help:
         "Add a simulated printer sim:NAME (repeatable). LANGUAGE is \(PrinterLanguage.spokenList). "
-        + "It writes each job's bytes to DIR/sim/NAME/<job>.<zpl|ql|tspl|epl|lw|lw5>. Keys: dpi=N, "
+        + "It writes each job's bytes to DIR/sim/NAME/<job>.<zpl|ql|tspl|epl|lw|lw5|pt>. Keys: dpi=N, "
         + "width=MM, length=MM (0: continuous), speed=LABELS_PER_MIN (0, the default, prints "
         + "instantly), darkness (ZPL 0..30, TSPL and EPL2 0..15, dymo-lw and dymo-lw5 0..3: light, medium, normal, dark) and finish=tear|cut|peel (rendered "
         + "labels), model=NAME (the Brother QL model whose raster it takes, default "
         + "QL-820NWB), accepting=no (it refuses jobs: 1002), keep=N (the files of the newest "
         + "N jobs, default 1000). Defaults: zpl 203 dpi, 50.8 x 25.4 mm; brother-ql 300 dpi "
         + "(its only resolution), 62 mm continuous; tspl and epl2 203 dpi, 101.6 x 152.4 mm (4 x 6 in); dymo-lw and dymo-lw5 300 dpi (their only "
-        + "resolution), 28.6 x 88.9 mm (the 1.125 x 3.5 in address label)."
+        + "resolution), 28.6 x 88.9 mm (the 1.125 x 3.5 in address label); brother-pt 180 "
+        + "dpi, 24 mm tape (width= is the tape in the cassette, 3.5 to 36 mm)."
     ),
     OptionSpec(
       "--cups", "--no-cups",

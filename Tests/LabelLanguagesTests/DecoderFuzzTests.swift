@@ -3,7 +3,7 @@ import Testing
 
 @testable import LabelLanguages
 
-/// Bytes from outside reach the TSPL, EPL2 and DYMO LabelWriter decoders (a client's native document, read
+/// Bytes from outside reach the TSPL, EPL2, DYMO LabelWriter and P-touch decoders (a client's native document, read
 /// for its facts): random bytes, and valid jobs with bytes flipped, cut or repeated, must
 /// each give a typed error or a bounded job, never a trap. Seeded: the same cases each run.
 @Suite struct DecoderFuzzTests {
@@ -50,10 +50,10 @@ import Testing
   /// mutations stay valid: the decoder was exercised both ways.
   static func fuzz<D: LanguageDriver>(
     _ driver: D, page: Bitmap, dpi: Int, seed: UInt64,
+    media: Media = Media(widthMM: 8, lengthMM: 5, kind: "labels"),
     decode: ([UInt8]) throws -> Int, alsoRead: (D, [UInt8]) -> Void = { _, _ in }
   ) throws {
-    let job = try driver.encode(
-      pages: [page, page], media: Media(widthMM: 8, lengthMM: 5, kind: "labels"), dpi: dpi)
+    let job = try driver.encode(pages: [page, page], media: media, dpi: dpi)
     var decoded = 0
     for bytes in mutations(of: job, seed: seed, count: 3000) {
       if let pages = try? decode(bytes) {
@@ -101,12 +101,33 @@ import Testing
       alsoRead: { driver, bytes in #expect(driver.statusRepliesCarried(by: bytes) <= 1000) })
   }
 
+  @Test func brotherPTDecoder_neverTraps() throws {
+    for (name, dpi, seed) in [("PT-P700", 180, UInt64(20)), ("PT-P900W", 360, 21)] {
+      let driver: BrotherPTDriver = try languageDriver(name, .brotherPT)
+      let decoder = BrotherPTRasterDecoder(model: driver.pt)
+      try Self.fuzz(
+        driver, page: Self.page(width: 70), dpi: dpi, seed: seed,
+        media: Media(widthMM: 12, lengthMM: 0, kind: "tape"),
+        decode: { bytes in
+          let job = try decoder.decode(bytes)
+          // Every kept line is the head's width, whatever the bytes said.
+          #expect(job.pages.allSatisfy { $0.lines.allSatisfy { $0.count == decoder.bytesPerLine } })
+          return job.pages.count
+        },
+        alsoRead: { driver, bytes in
+          #expect(driver.jobFacts(bytes).pages <= bytes.count + 1)
+          _ = try? decoder.decode(bytes, keepingLines: false)
+        })
+    }
+  }
+
   @Test func statusParsers_neverTrap() throws {
     var g = Generator(state: 17)
     let tspl = try TSPLDriver(model: DriverTable.genericTSPL)
     let epl2 = try EPL2Driver(model: DriverTable.genericEPL2)
     let dymo: DymoLWDriver = try languageDriver("DYMO LabelWriter 450", .dymoLW)
     let dymo5: DymoLW5Driver = try languageDriver("DYMO LabelWriter 550", .dymoLW5)
+    let pt: BrotherPTDriver = try languageDriver("PT-P750W", .brotherPT)
     for _ in 0..<3000 {
       let bytes = (0..<g.below(40)).map { _ in UInt8(g.below(256)) }
       _ = tspl.scanStatus(bytes[...])
@@ -117,6 +138,19 @@ import Testing
       _ = try? dymo.faults(inStatus: bytes)
       _ = dymo5.scanStatus(bytes[...])
       _ = try? dymo5.faults(inStatus: bytes)
+      _ = pt.scanStatus(bytes[...])
+      _ = try? pt.faults(inStatus: bytes)
+    }
+    // Replies with the header and every other byte random: each typed, never a trap.
+    for _ in 0..<3000 {
+      let reply = BrotherStatusBlock.header + (0..<29).map { _ in UInt8(g.below(256)) }
+      let status = try BrotherPTStatus(reply)
+      #expect(status.detail.count < 400)
+      guard case .status(let s, 32) = pt.scanStatus(reply[...]) else {
+        Issue.record("a well-framed reply was not read")
+        return
+      }
+      #expect(s.faults.count <= Reason.allCases.count)
     }
   }
 }

@@ -4,9 +4,9 @@ import Testing
 @testable import LabelLanguages
 
 /// Every parser of what a printer sends back, fed valid replies with bytes changed, cut
-/// short or repeated, and random bytes: Zebra's ~HS and ~HQES, Brother QL's status block,
-/// each language driver's status scanner and fault reader, IEEE-1284 device ids and the
-/// driver match made from them. Each gives a value or a typed error, never a trap, and
+/// short or repeated, and random bytes: Zebra's ~HS and ~HQES, Brother's status block (QL
+/// and P-touch), each language driver's status scanner and fault reader, IEEE-1284 device
+/// ids and the driver match made from them. Each gives a value or a typed error, never a trap, and
 /// what it keeps is bounded by what it was given. Seeded: the same cases each run.
 @Suite struct PrinterInputFuzzTests {
   typealias Generator = DecoderFuzzTests.Generator
@@ -27,6 +27,7 @@ import Testing
     brotherStatus(),
     brotherStatus(error1: 0x01, error2: 0x10, widthMM: 29, type: 0x0B, statusType: 0x02),
     Array(hostStatus().utf8) + brotherStatus() + Array(extendedStatus(errors: "0 0 0").utf8),
+    ptStatus(error1: 0x09, error2: 0x30, widthMM: 4, type: 0xFF, statusType: 0x02, extended: 0x21),
   ]
 
   @Test func zebraReplies_areReadOrRefused() {
@@ -56,6 +57,11 @@ import Testing
           read += 1
           _ = s.reasons
           _ = s.mediaLoaded
+        }
+        if let s = try? BrotherPTStatus(bytes) {
+          read += 1
+          _ = s.reasons
+          #expect(s.detail.count < 400)
         }
       }
     }

@@ -111,14 +111,7 @@ public struct BrotherQLDriver: LanguageDriver {
   /// One 32-byte status starting `80 20 42`; anything else is skipped a byte at a time,
   /// to find the next header.
   public func scanStatus(_ input: ArraySlice<UInt8>) -> StatusScan {
-    guard input.count >= BrotherQLStatus.length else { return .needMore }
-    let head = input.startIndex
-    if input[head..<head + 3].elementsEqual(BrotherQLStatus.header),
-      let status = try? BrotherQLStatus(input[head..<head + BrotherQLStatus.length])
-    {
-      return .status(status.deviceStatus, consumed: BrotherQLStatus.length)
-    }
-    return .skip(1)
+    BrotherStatusBlock.scan(input) { (try? BrotherQLStatus($0))?.deviceStatus }
   }
 
   public func faults(inStatus reply: [UInt8]) throws(DriverError) -> [Reason] {
@@ -165,14 +158,6 @@ extension BrotherQLStatus {
 
   /// This reply as drivers report status.
   public var deviceStatus: DeviceStatus {
-    let kind: DeviceStatus.Kind =
-      switch statusType {
-      case .reply: .reply
-      case .printingCompleted: .pagePrinted
-      case .errorOccurred: .error
-      case .turnedOff: .turnedOff
-      default: .other
-      }
-    return DeviceStatus(kind: kind, faults: reasons, media: loadedMedia, detail: errorText)
+    DeviceStatus(kind: statusType.kind, faults: reasons, media: loadedMedia, detail: errorText)
   }
 }

@@ -232,38 +232,10 @@ public struct BrotherQLEncoder: Sendable {
     }
   }
 
-  /// Row `y` of `page` as the head takes it: placed at the margin, mirrored. Works a
-  /// byte at a time (bit-reversed bytes in reverse order, then shifted into place): the
-  /// raster encoder's hot loop.
+  /// Row `y` of `page` as the head takes it: placed at the margin, mirrored.
   func headLine(_ page: Bitmap, row y: Int) -> [UInt8] {
-    var line = [UInt8](repeating: 0, count: options.model.bytesPerLine)
-    let row = page.row(y)
-    let rowBits = page.bytesPerRow * 8
-    // Bitmap dot x goes to head dot `last - x`; in the reversed row it sits at bit
-    // `rowBits - 1 - x`, so every reversed bit moves by `last + 1 - rowBits`.
     let last = options.media.leftMargin(on: options.model) + options.media.printableWidth - 1
-    let shift = last + 1 - rowBits
-    let padding = rowBits - page.width  // bits past the width, not part of the image
-    for (k, byte) in row.reversed().enumerated() where byte != 0 {
-      var v = Self.reversedBits[Int(byte)]
-      if k == 0 && padding > 0 { v &= 0xFF >> UInt8(padding) }
-      if v == 0 { continue }
-      let start = k * 8 + shift
-      let index = start >> 3  // floor division, also for negative starts
-      let offset = start & 7
-      if index >= 0 && index < line.count { line[index] |= v >> UInt8(offset) }
-      if offset > 0 && index + 1 >= 0 && index + 1 < line.count {
-        line[index + 1] |= v << UInt8(8 - offset)
-      }
-    }
-    return line
-  }
-
-  /// Each byte with its bits in reverse order.
-  static let reversedBits: [UInt8] = (0..<256).map { b in
-    var r: UInt8 = 0
-    for i in 0..<8 where b & (1 << i) != 0 { r |= 0x80 >> UInt8(i) }
-    return r
+    return page.mirroredLine(row: y, lastDot: last, bytes: options.model.bytesPerLine)
   }
 }
 

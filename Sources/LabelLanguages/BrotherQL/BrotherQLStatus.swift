@@ -1,19 +1,15 @@
 import LabelCore
 
-/// A Brother QL 32-byte status reply (to `ESC i S`, or sent unasked while printing).
-///
-/// Layout (Brother's QL raster command references; same over USB and SNMP): bytes 0–2
-/// `80 20 42`, 3 series ('4' QL, '0' PT), 4 model code, 8 error information 1, 9 error
-/// information 2, 10 media width mm, 11 media type, 17 media length mm, 18 status type,
-/// 19 phase type, 20–21 phase number, 22 notification number.
+/// A Brother QL 32-byte status reply (to `ESC i S`, or sent unasked while printing): the
+/// layout `BrotherStatusBlock` reads (the P-touch's too), the QL's error bits and media.
 public struct BrotherQLStatus: Sendable, Equatable {
   /// The status request, `ESC i S`. Send `invalidate` NULs and `ESC @` first if the printer
   /// may be mid-command.
-  public static let request: [UInt8] = [0x1B, 0x69, 0x53]
+  public static let request = BrotherStatusBlock.request
   /// Size of a reply.
-  public static let length = 32
+  public static let length = BrotherStatusBlock.length
   /// The fixed first three bytes of a reply.
-  public static let header: [UInt8] = [0x80, 0x20, 0x42]
+  public static let header = BrotherStatusBlock.header
 
   /// Error information 1 (low byte, reply byte 8) and 2 (high byte, byte 9).
   public struct Errors: OptionSet, Sendable, Hashable {
@@ -66,41 +62,10 @@ public struct BrotherQLStatus: Sendable, Equatable {
     ]
   }
 
-  /// Reply byte 18.
-  public enum StatusType: Sendable, Equatable {
-    case reply, printingCompleted, errorOccurred, exitedIFMode, turnedOff, notification
-    case phaseChange
-    case other(UInt8)
-
-    init(_ b: UInt8) {
-      switch b {
-      case 0x00: self = .reply
-      case 0x01: self = .printingCompleted
-      case 0x02: self = .errorOccurred
-      case 0x03: self = .exitedIFMode
-      case 0x04: self = .turnedOff
-      case 0x05: self = .notification
-      case 0x06: self = .phaseChange
-      default: self = .other(b)
-      }
-    }
-  }
-
-  /// Reply byte 19.
-  public enum Phase: Sendable, Equatable {
-    /// Waiting for or receiving data.
-    case receiving
-    case printing
-    case other(UInt8)
-
-    init(_ b: UInt8) {
-      switch b {
-      case 0x00: self = .receiving
-      case 0x01: self = .printing
-      default: self = .other(b)
-      }
-    }
-  }
+  /// Reply byte 18 (the shared layout's).
+  public typealias StatusType = BrotherStatusBlock.StatusType
+  /// Reply byte 19 (the shared layout's).
+  public typealias Phase = BrotherStatusBlock.Phase
 
   /// Byte 3: `0x34` ('4') on QL printers, `0x30` ('0') on PT.
   public let series: UInt8
@@ -119,24 +84,21 @@ public struct BrotherQLStatus: Sendable, Equatable {
 
   /// Parses a reply; anything but 32 bytes starting `80 20 42` throws `badStatus`.
   public init(_ reply: some Collection<UInt8>) throws(BrotherQLError) {
-    let b = Array(reply)
-    guard b.count == Self.length else {
-      throw BrotherQLError(.badStatus, "status reply of \(b.count) bytes; expected 32")
+    let block: BrotherStatusBlock
+    do {
+      block = try BrotherStatusBlock(reply)
+    } catch {
+      throw BrotherQLError(.badStatus, error.message)
     }
-    guard Array(b[0..<3]) == Self.header else {
-      throw BrotherQLError(
-        .badStatus,
-        "status reply starts \(b[0..<3].map(hexByte).joined(separator: " ")); expected 80 20 42")
-    }
-    series = b[3]
-    modelCode = b[4]
-    errors = Errors(rawValue: UInt16(b[8]) | UInt16(b[9]) << 8)
-    mediaWidthMM = Int(b[10])
-    mediaType = b[11]
-    mediaLengthMM = Int(b[17])
-    statusType = StatusType(b[18])
-    phase = Phase(b[19])
-    notification = b[22]
+    series = block.series
+    modelCode = block.modelCode
+    errors = Errors(rawValue: block.errorBits)
+    mediaWidthMM = block.mediaWidthMM
+    mediaType = block.mediaType
+    mediaLengthMM = block.mediaLengthMM
+    statusType = block.statusType
+    phase = block.phase
+    notification = block.notification
   }
 
   /// The model the reply's model code names, if known.

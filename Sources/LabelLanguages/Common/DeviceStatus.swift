@@ -70,6 +70,19 @@ public struct JobFacts: Sendable, Equatable {
     let fits =
       dieCut == loadedDieCut && width == loaded.widthMM && (!dieCut || length == loaded.lengthMM)
     if fits { return nil }
+    if wants.tape == true || loaded.kind == "tape" {
+      // Tape cassettes (P-touch): only the width tells them apart.
+      let job =
+        wants.tape == true
+        ? "\(millimetres(width)) mm tape"
+        : Self.describe(
+          dieCut: dieCut, width, length)
+      let cassette =
+        loaded.kind == "tape"
+        ? "\(millimetres(loaded.widthMM)) mm tape is"
+        : "\(Self.describe(dieCut: loadedDieCut, loaded.widthMM, loaded.lengthMM)) are"
+      return "the job is for \(job) but \(cassette) loaded"
+    }
     return "the job is for \(Self.describe(dieCut: dieCut, width, length)) but "
       + "\(Self.describe(dieCut: loadedDieCut, loaded.widthMM, loaded.lengthMM)) are loaded"
   }
@@ -86,11 +99,14 @@ public struct MediaWant: Sendable, Equatable {
   public var dieCut: Bool?
   public var widthMM: Double?
   public var lengthMM: Double?
+  /// The job is for a tape cassette (P-touch); nil where the job does not say.
+  public var tape: Bool?
 
-  public init(dieCut: Bool?, widthMM: Double?, lengthMM: Double?) {
+  public init(dieCut: Bool?, widthMM: Double?, lengthMM: Double?, tape: Bool? = nil) {
     self.dieCut = dieCut
     self.widthMM = widthMM
     self.lengthMM = lengthMM
+    self.tape = tape
   }
 }
 

@@ -70,7 +70,21 @@ public enum DriverTable {
           finishing: m.hasCutter ? [.cut, .tear] : [.tear], darkness: nil,
           confirmation: .perPage))
     } + zebraModels + tsplModels + epl2Models + dymoLWModels
-    + dymoLW5Models
+    + dymoLW5Models + brotherPTModels
+
+  /// Brother P-touch rows from the raster tables: tapes from 3.5 mm to the head's widest,
+  /// an automatic cutter on every model (`tear` is no automatic cut), a half cutter
+  /// (`peel`: crack and peel) where the model has one; each page reported printed.
+  private static let brotherPTModels: [ModelEntry] = BrotherPTModel.all.map { m in
+    ModelEntry(
+      name: m.name, make: "Brother", displayName: "Brother \(m.name)", language: .brotherPT,
+      vendorID: brotherVendor, productID: m.usbProductID,
+      modelPrefixes: [m.name.lowercased()],
+      capabilities: Capabilities(
+        dpi: [m.head.dpi], widthMM: 3.5...m.head.widestTapeMM,
+        finishing: m.hasHalfCutter ? [.cut, .tear, .peel] : [.cut, .tear], darkness: nil,
+        confirmation: .perPage))
+  }
 
   private static func zebra(
     _ name: String, _ prefixes: [String], dpi: [Int], widthMM: Double, cutter: Bool

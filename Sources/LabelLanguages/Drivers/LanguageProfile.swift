@@ -88,8 +88,11 @@ public struct LanguageProfile: Sendable, Equatable {
     defaultMedia: Media(widthMM: 62, lengthMM: 0, kind: "continuous"),
     mediaType: "application/vnd.brother-ql-raster",
     simulatedName: { model in "Simulated Brother \(model ?? defaultBrotherQLModel)" },
-    // Brother's raster command set is "PT-CBP"; some firmwares only name the model.
-    speaks: { commands, model in commands.contains("PT-CBP") || model.hasPrefix("ql-") },
+    // Brother's raster command set is "PT-CBP"; some firmwares only name the model. A
+    // P-touch says PT-CBP too: its model ("PT-P700") keeps it out.
+    speaks: { commands, model in
+      model.hasPrefix("ql-") || (commands.contains("PT-CBP") && !model.hasPrefix("pt-"))
+    },
     commandSet: "PT-CBP", namedIn: { $0.contains("QL-") },
     makeDriver: { model, _ throws(DriverError) in try BrotherQLDriver(model: model) }
   ).with(namedMedia: { name in
@@ -170,6 +173,24 @@ public struct LanguageProfile: Sendable, Equatable {
       try DymoLW5Driver(model: model, settings: settings)
     })
 
+  /// Brother P-touch: 180 dpi (the PT-P700/P750W/E550W/P710BT head; the PT-P900W and
+  /// PT-P950NW print at 360), 24 mm laminated tape (TZe-251), the widest most of them take.
+  /// No media type is registered; labeld names it in the vendor tree beside the QL's.
+  public static let brotherPT = LanguageProfile(
+    language: .brotherPT, displayName: "Brother P-touch", fileExtension: "pt", make: "Brother",
+    defaultModel: "PT-P700", simulatedModels: BrotherPTModel.all.map(\.name),
+    fallbackModel: nil,
+    defaultDPI: 180, onlyDPI: nil,
+    defaultMedia: Media(widthMM: 24, lengthMM: 0, kind: "tape"),
+    mediaType: "application/vnd.brother-pt-raster",
+    simulatedName: { model in "Simulated Brother \(model ?? "PT-P700")" },
+    // Brother's raster command set, with a P-touch model ("MDL:PT-P700;CMD:PT-CBP").
+    speaks: { commands, model in commands.contains("PT-CBP") && model.hasPrefix("pt-") },
+    commandSet: "PT-CBP", namedIn: { $0.contains("PT-") || $0.contains("P-TOUCH") },
+    makeDriver: { model, settings throws(DriverError) in
+      try BrotherPTDriver(model: model, settings: settings)
+    })
+
   /// Whether the language's printers print on tape (`Media.kind` "tape"): a label reads
   /// along it, as long as its content (Brother P-touch, DYMO LabelManager).
   public var printsOnTape: Bool { defaultMedia.kind == "tape" }
@@ -180,7 +201,9 @@ public struct LanguageProfile: Sendable, Equatable {
     return copy
   }
 
-  public static let all: [LanguageProfile] = [zpl, brotherQL, tspl, epl2, dymoLW, dymoLW5]
+  public static let all: [LanguageProfile] = [
+    zpl, brotherQL, tspl, epl2, dymoLW, dymoLW5, brotherPT,
+  ]
 }
 
 extension PrinterLanguage {
@@ -193,6 +216,7 @@ extension PrinterLanguage {
     case .epl2: .epl2
     case .dymoLW: .dymoLW
     case .dymoLW5: .dymoLW5
+    case .brotherPT: .brotherPT
     }
   }
 }
