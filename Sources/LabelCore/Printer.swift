@@ -15,6 +15,10 @@ public enum PrinterLanguage: String, Codable, Sendable, CaseIterable {
   case dymoLW = "dymo-lw"
   /// DYMO LabelWriter 550, 550 Turbo and 5XL (the LW 550 Series Technical Reference).
   case dymoLW5 = "dymo-lw5"
+  /// DYMO LabelManager tape printers (PnP, 280, 420P, 400, 450, PC, PC II): D1 tape at
+  /// 180 dpi, the stream DYMO's own CUPS filter `raster2dymolm` writes (dymo-cups-drivers
+  /// 1.4.0, `LabelManagerDriver.cpp`) and labelle drives the PnP with.
+  case dymoLM = "dymo-lm"
 }
 
 /// IPP printer state.

@@ -170,13 +170,30 @@ public struct LanguageProfile: Sendable, Equatable {
       try DymoLW5Driver(model: model, settings: settings)
     })
 
+  /// DYMO LabelManager: 180 dpi only (DYMO's PPDs), 12 mm D1 tape (the tape every model
+  /// takes), the PnP (the most sold). A device that says "LabelManager" speaks it; no
+  /// fallback model, as the heads differ (64 to 128 dots). The vendor media type as for
+  /// the LabelWriters.
+  public static let dymoLM = LanguageProfile(
+    language: .dymoLM, displayName: "DYMO LabelManager", fileExtension: "lm", make: "DYMO",
+    defaultModel: "DYMO LabelManager PnP", simulatedModels: [], fallbackModel: nil,
+    defaultDPI: 180, onlyDPI: 180,
+    defaultMedia: Media(widthMM: 12, lengthMM: 0, kind: "tape"),
+    mediaType: "application/vnd.dymo-lm",
+    simulatedName: { _ in "Simulated DYMO LabelManager PnP" },
+    speaks: { _, model in model.contains("labelmanager") },
+    commandSet: "", namedIn: { $0.contains("LABELMANAGER") },
+    makeDriver: { model, _ throws(DriverError) in try DymoLMDriver(model: model) })
+
   func with(namedMedia: @escaping @Sendable (String) -> Media?) -> LanguageProfile {
     var copy = self
     copy.namedMedia = namedMedia
     return copy
   }
 
-  public static let all: [LanguageProfile] = [zpl, brotherQL, tspl, epl2, dymoLW, dymoLW5]
+  public static let all: [LanguageProfile] = [
+    zpl, brotherQL, tspl, epl2, dymoLW, dymoLW5, dymoLM,
+  ]
 }
 
 extension PrinterLanguage {
@@ -189,6 +206,7 @@ extension PrinterLanguage {
     case .epl2: .epl2
     case .dymoLW: .dymoLW
     case .dymoLW5: .dymoLW5
+    case .dymoLM: .dymoLM
     }
   }
 }
