@@ -18,7 +18,7 @@ public enum DymoLMTape: Int, Sendable, CaseIterable, Comparable {
 
   /// The page width DYMO's PPDs give the tape, in points (`*PageSize w18h252` … `w68h252`:
   /// 18, 26, 35, 55, 68; lm400/lm450/lmpc/lmpc2/lmpnp.ppd from printer-driver-dymo 1.4.0).
-  var pagePoints: Int {
+  public var pagePoints: Int {
     switch self {
     case .mm6: 18
     case .mm9: 26
@@ -30,7 +30,7 @@ public enum DymoLMTape: Int, Sendable, CaseIterable, Comparable {
 
   /// Dots across the CUPS raster page for the tape at `dpi` (CUPS rounds the page's points
   /// to the nearest dot: 45, 65, 88, 138 and 170 at 180 dpi).
-  func rasterDots(dpi: Int) -> Int { (pagePoints * dpi * 2 + 72) / 144 }
+  public func rasterDots(dpi: Int = 180) -> Int { (pagePoints * dpi * 2 + 72) / 144 }
 
   public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }
