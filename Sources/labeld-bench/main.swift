@@ -65,6 +65,9 @@ let sections: [Section] = [
   Section(name: "tspl", title: "TSPL, EPL2 and DYMO LabelWriter encoding", timeout: 120) {
     emitTable(tsplEncoding() + epl2Encoding() + dymoLWEncoding() + dymoLW5Encoding())
   },
+  Section(name: "lm", title: "DYMO LabelManager encoding, against raster2dymolm", timeout: 120) {
+    emitTable(dymoLMEncoding())
+  },
   Section(name: "peers", title: "The same labels through LPrint", timeout: 400) {
     try peerSection()
   },

@@ -74,17 +74,15 @@ struct DymoLMFilterPeerTests {
     _ pages: [Bitmap], tape: DymoLMTape, ppd: String, modelName: String? = nil,
     answers: [UInt8]? = nil, seconds: Int = 60, in dir: String
   ) throws -> (bytes: [UInt8], log: String) {
-    var raster = Array("3SaR".utf8)
-    let dots = tape.rasterDots()
-    for page in pages {
-      // The CUPS page: as wide as DYMO's PPD makes the tape's page, ours in its first
-      // columns.
-      var cups = Bitmap(width: dots, height: page.height)
-      for y in 0..<page.height { for x in 0..<page.width where page[x, y] { cups[x, y] = true } }
-      raster += DymoFilterPeerTests.cupsPage(
-        cups, points: (Double(tape.pagePoints), Double(page.height) * 72 / 180), dpi: 180,
-        mediaType: UInt32(tape.code))
-    }
+    // Each CUPS page as wide as DYMO's PPD makes the tape's page, ours in its first columns.
+    let raster = CUPSRasterFile.bytes(
+      pages.map { page in
+        var cups = Bitmap(width: tape.rasterDots(), height: page.height)
+        for y in 0..<page.height { for x in 0..<page.width where page[x, y] { cups[x, y] = true } }
+        return CUPSRasterFile.Page(
+          cups, points: (Double(tape.pagePoints), Double(page.height) * 72 / 180), dpi: 180,
+          mediaType: UInt32(tape.code))
+      })
     try Data(raster).write(to: URL(fileURLWithPath: "\(dir)/page.ras"))
     let status = answers ?? [0x40, UInt8(tape.code + 1)]
     try Data((0..<20_000).flatMap { _ in status }).write(
