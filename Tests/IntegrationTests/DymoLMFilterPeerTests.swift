@@ -19,18 +19,7 @@ import Testing
 ///   after the job, through its transport. The filter asks only when `DEVICE_URI` is a
 ///   `usb://` one, as here.
 ///
-/// labelle (PyPI 1.5.0, the `make peers` venv) is a third opinion for the PnP, from its
-/// own stream builder (`DymoLabeler.print` with a stand-in USB device). Its stream differs
-/// from DYMO's and labeld's:
-/// - no NUL bytes first, no leader, no trailer, no feed to the cutter: it sends the
-///   image's lines only (its margins are in the image);
-/// - one `ESC D` for the job and every line whole (white ones as `SYN` + 8 zero bytes)
-///   at dot tab 0, where DYMO trims each line's white bytes with `ESC B` / `ESC D`;
-/// - `ESC C 0` and two `ESC A` for every 200 lines (it splits a label into 200-line
-///   parts), and an `ESC A` before each 64 lines sent, whose answer it waits for;
-/// - on 6 mm tape it puts the image on head dots 0–31 (4 bytes), where DYMO's filter
-///   centres the 45-dot page at dots 8–52; on 9 and 12 mm both start at dot 0 (labelle's
-///   image is 48 or 64 dots, DYMO keeps the page's first 64 columns).
+/// labelle is a third opinion for the PnP: `DymoLMLabellePeerTests` (LabelLanguagesTests).
 @Suite(
   .enabled(
     if: FileManager.default.isExecutableFile(atPath: "/usr/lib/cups/filter/raster2dymolm")
@@ -176,115 +165,5 @@ struct DymoLMFilterPeerTests {
       in: DaemonProcess.makeTempDirectory().path)
     #expect(good.bytes.contains(0x16) && !good.log.contains("error"))
     #expect(try driver.faults(inStatus: [0x40, 0x03]).isEmpty)
-  }
-
-  // MARK: labelle
-
-  static let labelle: String? = {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent()
-    let path = root.appendingPathComponent(".build/peers/labelle/bin/python").path
-    return FileManager.default.isExecutableFile(atPath: path) ? path : nil
-  }()
-
-  /// labelle's `DymoLabeler.print` for a head-orientation image on stdin (width, height,
-  /// then packed rows, 1 = burn), with a stand-in USB device that keeps what is written
-  /// and answers `ESC A` with a PnP's idle answer. The image is turned into labelle's
-  /// label orientation with the inverse of labelle's own quarter turn.
-  static let labelleScript = """
-    import sys, struct
-    from PIL import Image
-    from labelle.lib.devices.dymo_labeler import DymoLabeler
-    data = sys.stdin.buffer.read()
-    tape, width, height = struct.unpack('<III', data[:12])
-    head = Image.frombytes('1', (width, height), data[12:])
-    label = head.transpose(Image.Transpose.ROTATE_90)
-    class Out:
-        def __init__(self): self.data = bytearray()
-        def write(self, b): self.data += bytes(b); return len(b)
-    class In:
-        def read(self, n): return bytes([0x40, 0, 2, 100, 13, 186, 0, 0])
-    class Device:
-        def __init__(self): self.devout = Out(); self.devin = In()
-        def dispose(self): pass
-    labeler = DymoLabeler(tape_size_mm=tape)
-    device = Device()
-    labeler._device = device
-    labeler.print(label)
-    sys.stdout.buffer.write(bytes(device.devout.data))
-    """
-
-  static func labelleStream(_ head: Bitmap, tape: DymoLMTape, python: String) throws -> [UInt8] {
-    var input = Data()
-    for v in [UInt32(tape.widthMM), UInt32(head.width), UInt32(head.height)] {
-      withUnsafeBytes(of: v.littleEndian) { input.append(contentsOf: $0) }
-    }
-    input.append(contentsOf: head.bytes)
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: python)
-    p.arguments = ["-c", labelleScript]
-    let stdin = Pipe()
-    let stdout = Pipe()
-    p.standardInput = stdin
-    p.standardOutput = stdout
-    try p.run()
-    try stdin.fileHandleForWriting.write(contentsOf: input)
-    try stdin.fileHandleForWriting.close()
-    let data = stdout.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    #expect(p.terminationStatus == 0)
-    return [UInt8](data)
-  }
-
-  static func withoutSYNBytes(_ page: Bitmap) -> Bitmap {
-    Bitmap(
-      width: page.width, height: page.height, bytes: page.bytes.map { $0 == 0x16 ? 0x17 : $0 })
-  }
-
-  /// The rows `range` of `image`.
-  static func rows(_ image: Bitmap, _ range: Range<Int>) -> Bitmap {
-    var out = Bitmap(width: image.width, height: range.count)
-    for y in range {
-      for x in 0..<image.width where image[x, y] { out[x, y - range.lowerBound] = true }
-    }
-    return out
-  }
-
-  /// labelle's PnP stream for the same label puts the same dots on the same head dots as
-  /// labeld's (after labeld's 17-line leader); on 6 mm tape labelle's image starts 8 dots
-  /// before DYMO's centred page, so it is given the page 8 dots in.
-  @Test(
-    .enabled(
-      if: Self.labelle != nil,
-      "needs labelle 1.5.0 in .build/peers/labelle (make peers creates it)"))
-  func labelle_putsTheSameDotsOnThePnPsHead() throws {
-    let python = try #require(Self.labelle)
-    let driver = try Self.driver("PnP")
-    for (tape, labelleDots, columns) in [(DymoLMTape.mm12, 64, 64), (.mm9, 48, 48), (.mm6, 32, 24)]
-    {
-      let media = Self.tapeMedia(tape)
-      let width = try #require(try driver.pageArea(media: media, dpi: 180).width)
-      // 300 lines: labelle sends them as two parts (200 lines at most each). No byte of
-      // the page is 0x16: labelle counts every 0x16 it sends as a line when it paces its
-      // writes, so an `ESC A` could land inside a line holding one.
-      let page = Self.withoutSYNBytes(Self.page(width: min(width, columns), height: 300))
-      let shift = driver.printer.placement(for: tape).shift
-      var head = Bitmap(width: labelleDots, height: page.height)
-      for y in 0..<page.height {
-        for x in 0..<page.width where page[x, y] { head[x + shift, y] = true }
-      }
-      let theirs = try Self.labelleStream(head, tape: tape, python: python)
-      let decoder = DymoLMDecoder(headDots: 64)
-      let theirJob = try decoder.decode(theirs)
-      #expect(theirJob.statusRequests >= 4 && theirJob.tapeColour == 0)
-      #expect(theirJob.pages.count == 1)
-      let theirImage = try #require(theirJob.pages.first?.image)
-      #expect(theirImage.height == 300)
-      let ours = try decoder.decode(driver.encode(pages: [page], media: media, dpi: 180))
-      let ourImage = try #require(ours.pages.first?.image)
-      let leader = driver.printer.normalLeader - driver.printer.cutterLines
-      #expect(Self.rows(ourImage, leader..<(leader + 300)) == theirImage, "\(tape)")
-      #expect(theirImage.blackCount > 100)
-    }
   }
 }
