@@ -87,10 +87,11 @@ public struct DymoLMModel: Sendable, Equatable {
   ///   id (0x001C), so it is matched by its device id.
   ///
   /// The lm400/lm450/lmpc/lmpc2 PPDs offer 6–24 mm; on the 96-dot heads a 19 or 24 mm page
-  /// prints its first 96 columns (13.5 mm). Not in the table: the LabelManager Wireless
-  /// PnP and 500TS (300 dpi, 256 dots in a later DYMO filter and its PPD; labelle treats
-  /// the Wireless PnP as a 180 dpi PnP; the 500TS wraps its stream in `ESC Y` blocks) and
-  /// the LabelWriter 450 DUO's tape half (its device id says "LabelWriter").
+  /// prints its first 96 columns (13.5 mm). Not in the table: the LabelManager 500TS
+  /// (DYMO's filter gives it 256 dots and wraps its stream in `ESC Y` blocks, but there is
+  /// no PPD and no USB id from two sources), the Wireless PnP (a community fork of DYMO's
+  /// driver gives it 256 dots at 300 dpi, labelle drives it as a 180 dpi PnP: the sources
+  /// disagree) and the LabelWriter 450 DUO's tape half (its device id says "LabelWriter").
   public static let all: [DymoLMModel] = [
     DymoLMModel(
       name: "LabelManager PC II", productID: nil, storageProductID: nil, headDots: 128,
