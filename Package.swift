@@ -98,7 +98,9 @@ let package = Package(
     // Transports, one module each, seeing only the transport interfaces and the drivers.
     .target(
       name: "LabelTransportSim",
-      dependencies: ["LabelCore", "LabelInterfaces", "LabelLanguages", "LabelPOSIX"]),
+      dependencies: [
+        "LabelCore", "LabelInterfaces", "LabelLanguages", "LabelPOSIX", "LabelCommandLine",
+      ]),
     .target(
       name: "LabelTransportCUPS",
       dependencies: [
@@ -122,7 +124,7 @@ let package = Package(
       name: "LabelTransportNet",
       dependencies: [
         "LabelCore", "LabelInterfaces", "LabelConcurrency", "LabelLanguages", "LabelPOSIX",
-        "LabelLog", "LabelDNSSD",
+        "LabelLog", "LabelDNSSD", "LabelCommandLine",
       ]),
     // The one way a label is printed, whichever front asks: checks, rendering (templates,
     // PNGs, documents) and the job stored within the queue's bounds. Knows no protocol.
@@ -192,7 +194,7 @@ let package = Package(
         "LabelPrint", "LabelCUPS",
       ]),
     // Both executables' command lines: option specs, one reader of words, the help layout.
-    .target(name: "LabelCommandLine"),
+    .target(name: "LabelCommandLine", dependencies: ["LabelCore"]),
     // The client kit (docs/clients.md): an actor client with typed calls, alert streams
     // that hand out every event exactly once, job updates across restarts, AlertQueue; and
     // the blocking connection labelctl and the tests use. Builds for Linux and Apple
@@ -221,7 +223,8 @@ let package = Package(
     .executableTarget(
       name: "labeld-bench",
       dependencies: [
-        "LabelKit", "LabelKitWeb", "LabelCore", "LabelWire", "LabelPOSIX", "LabelSQLite", "LabelStore",
+        "LabelKit", "LabelKitWeb", "LabelCore", "LabelWire", "LabelPOSIX", "LabelSQLite",
+        "LabelStore",
         "LabelLanguages",
         "LabelRender", "LabelLoad", "LabelTestKit", "LabelCommandLine",
       ]),
@@ -235,7 +238,7 @@ let package = Package(
         "LabelWeb", "LabelServer", "LabelCore", "LabelTestKit", "LabelPOSIX", "LabelLog",
         "LabelHTTP",
       ]),
-    .testTarget(name: "LabelCommandLineTests", dependencies: ["LabelCommandLine"]),
+    .testTarget(name: "LabelCommandLineTests", dependencies: ["LabelCommandLine", "LabelCore"]),
     .testTarget(
       name: "LabelWebSocketTests",
       dependencies: [

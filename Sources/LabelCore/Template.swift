@@ -13,13 +13,40 @@ public struct Template: Codable, Sendable, Equatable {
 }
 
 /// The label size a template is drawn for. `lengthMM` 0 is not allowed: a template has a size.
+///
+/// On tape (Brother P-touch, DYMO LabelManager) a label reads along the tape: the tape is
+/// its height, so the template is drawn scaled to the tape's printable height, and its
+/// width runs along the tape. A template that `grow`s is as long as its content there:
+/// each text keeps its size on one line (its box widened to the text, pushing what lies
+/// beyond it along), and the label ends `marginMM` after the last dot, never shorter than
+/// `minWidthMM`. On a roll or die-cut labels it prints at its own size, as any template.
 public struct TemplateMedia: Codable, Sendable, Equatable {
   public var widthMM: Double
   public var lengthMM: Double
-  public init(widthMM: Double, lengthMM: Double) {
+  /// On tape, the label's length follows its content. Default false: `widthMM` long.
+  public var grow: Bool?
+  /// The shortest a growing label gets, in the template's millimetres. Default `widthMM`.
+  public var minWidthMM: Double?
+  /// Blank tape after a growing label's last dot, in the template's millimetres. Default 2.
+  public var marginMM: Double?
+
+  public init(
+    widthMM: Double, lengthMM: Double, grow: Bool? = nil, minWidthMM: Double? = nil,
+    marginMM: Double? = nil
+  ) {
     self.widthMM = widthMM
     self.lengthMM = lengthMM
+    self.grow = grow
+    self.minWidthMM = minWidthMM
+    self.marginMM = marginMM
   }
+
+  /// Whether the label grows with its content on tape.
+  public var grows: Bool { grow ?? false }
+  /// A growing label's trailing margin, in mm.
+  public var margin: Double { marginMM ?? 2 }
+  /// A growing label's shortest length, in mm.
+  public var minimumWidth: Double { minWidthMM ?? widthMM }
 }
 
 /// Text alignment inside a text element's box.

@@ -3,7 +3,7 @@
 /// this check names it instead.
 public enum TemplateKeys {
   static let template: Set<String> = ["name", "media", "elements"]
-  static let media: Set<String> = ["widthMM", "lengthMM"]
+  static let media: Set<String> = ["widthMM", "lengthMM", "grow", "minWidthMM", "marginMM"]
   static let elements: [String: Set<String>] = [
     "text": [
       "type", "x", "y", "width", "height", "text", "size", "weight", "align", "overflow",
@@ -29,7 +29,7 @@ public enum TemplateKeys {
       let extra = media.keys.sorted().first(where: { !Self.media.contains($0) })
     {
       return FieldError(
-        field: "media.\(extra)", reason: "is not a media member (widthMM, lengthMM)")
+        field: "media.\(extra)", reason: "is not a media member (\(list(Self.media)))")
     }
     for (i, element) in (top["elements"]?.arrayValue ?? []).enumerated() {
       guard let members = element.objectValue, let type = members["type"]?.stringValue,

@@ -19,6 +19,12 @@ extension Template {
     guard media.lengthMM > 0, media.lengthMM <= 2000 else {
       throw FieldError(field: "media.lengthMM", reason: "must be between 0 and 2000 mm")
     }
+    if let min = media.minWidthMM, !(min > 0 && min <= 2000) {
+      throw FieldError(field: "media.minWidthMM", reason: "must be between 0 and 2000 mm")
+    }
+    if let margin = media.marginMM, !(margin >= 0 && margin <= 100) {
+      throw FieldError(field: "media.marginMM", reason: "must be between 0 and 100 mm")
+    }
     for (i, element) in elements.enumerated() {
       do throws(FieldError) {
         try element.validate(in: media)

@@ -91,15 +91,16 @@ package struct LabelRenderer: Sendable {
     _ template: Template, data: [String: String], for printer: Printer,
     settings: LabelSettings = LabelSettings()
   ) throws(RPCError) -> JobDocument {
-    if let media = printer.media, template.media.widthMM > media.widthMM + 0.5 {
+    guard let language = printer.language else { throw .unknownLanguage(printer) }
+    let target = Target(
+      language: language, dpi: printer.dpi, media: printer.media, settings: settings)
+    // On tape the label is drawn to the tape's height, whatever the template's size.
+    if let media = printer.media, template.media.widthMM > media.widthMM + 0.5, !onTape(target) {
       throw .unsupported(
         "template \(template.name) is \(template.media.widthMM) mm wide but \(printer.id) has "
           + "\(media.widthMM) mm media loaded")
     }
-    guard let language = printer.language else { throw .unknownLanguage(printer) }
     try resolve(template, data: data)
-    let target = Target(
-      language: language, dpi: printer.dpi, media: printer.media, settings: settings)
     return .native(try native(template, data: data, for: target))
   }
 
@@ -116,6 +117,9 @@ package struct LabelRenderer: Sendable {
     }
     let (driver, media, dpi) = try encoding(printer, language, settings)
     let area = try pageArea(driver, media, dpi)
+    if area.tape {
+      return try convertTapePNG(png, size: size, for: printer, driver, area, media, dpi)
+    }
     guard area.fits(width: size.width, height: size.height) else {
       throw .unsupported(
         "the PNG is \(size.width) x \(size.height) pixels but \(printer.id)'s \(area); send an "
@@ -134,6 +138,31 @@ package struct LabelRenderer: Sendable {
     let bitmap = try decode(png)
     return try unsupported { () throws(DriverError) in
       try driver.encode(pages: [bitmap], media: media, dpi: dpi)
+    }
+  }
+
+  /// A PNG on tape, as the label reads: its height across the tape (no more than the
+  /// tape's printable dots), its width along it; placed at the tape's top edge and turned
+  /// into the driver's page.
+  private func convertTapePNG(
+    _ png: [UInt8], size: (width: Int, height: Int), for printer: Printer,
+    _ driver: any LanguageDriver, _ area: PageArea, _ media: Media, _ dpi: Int
+  ) throws(RPCError) -> [UInt8] {
+    let across = area.width ?? 0
+    let along = area.maxLength ?? dots(1000, dpi)
+    guard size.height <= across, size.width <= along else {
+      throw .unsupported(
+        "the PNG is \(size.width) x \(size.height) pixels but \(printer.id)'s \(area): on tape "
+          + "an image's height runs across the tape (at most \(across) pixels) and its width "
+          + "along it (at most \(along)); send one no larger, at one pixel per dot")
+    }
+    let bitmap = try decode(png)
+    var label = Bitmap(width: bitmap.width, height: across)
+    for y in 0..<bitmap.height {
+      for x in 0..<bitmap.width where bitmap[x, y] { label[x, y] = true }
+    }
+    return try unsupported { () throws(DriverError) in
+      try driver.encode(pages: [label.turnedCounterClockwise()], media: media, dpi: dpi)
     }
   }
 
@@ -206,6 +235,11 @@ package struct LabelRenderer: Sendable {
       }
     }
     let dpi = try rasterDPI(target, encoding: true)
+    if let tape = try tapeLabel(template, data: data, driver: driver, media: media, dpi: dpi) {
+      return try unsupported { () throws(DriverError) in
+        try driver.encode(pages: [tape.turnedCounterClockwise()], media: media, dpi: dpi)
+      }
+    }
     let area = try printedArea(template, data: data, driver: driver, media: media, dpi: dpi)
     return try unsupported { () throws(DriverError) in
       if let red = area.redPage {
@@ -279,8 +313,33 @@ package struct LabelRenderer: Sendable {
       )
     }
     let dpi = try rasterDPI(target, encoding: false)
+    if let tape = try tapeLabel(template, data: data, driver: driver, media: media, dpi: dpi) {
+      return (tape, nil)
+    }
     let area = try printedArea(template, data: data, driver: driver, media: media, dpi: dpi)
     return (area.page, area.redPage)
+  }
+
+  /// On tape, the label as it reads (`LabelRasteriser.renderTape`): as high as the tape's
+  /// printable dots, as long as the template or its content; nil on any other media.
+  private func tapeLabel(
+    _ template: Template, data: [String: String], driver: any LanguageDriver, media: Media,
+    dpi: Int
+  ) throws(RPCError) -> Bitmap? {
+    let area = try pageArea(driver, media, dpi)
+    guard area.tape, let across = area.width else { return nil }
+    let along = area.maxLength ?? dots(1000, dpi)
+    return try labelError { () throws(DrawingError) in
+      try rasteriser.renderTape(template, data: data, height: across, maxLength: along)
+    }
+  }
+
+  /// Whether `target`'s media is tape (false where its driver cannot say).
+  private func onTape(_ target: Target) -> Bool {
+    guard let (driver, media) = try? driver(target, labelWidthMM: nil),
+      let dpi = try? rasterDPI(target, encoding: false)
+    else { return false }
+    return (try? driver.pageArea(media: media, dpi: dpi))?.tape ?? false
   }
 
   /// The template drawn at `dpi`, cut to the printable area (centred on the label): the

@@ -84,6 +84,16 @@ public struct LabelRasteriser: Sendable {
     return canvas.bitmap()
   }
 
+  /// How text element `t` is laid out, its `text` filled in, in a `box` of dots.
+  static func request(_ t: TextElement, text: String, dpi: Int, box: (width: Int, height: Int))
+    -> TextPainter.Request
+  {
+    TextPainter.Request(
+      text: text, family: t.font ?? TextPainter.defaultFamily, bold: t.weight == .bold,
+      points: t.size ?? 10, pixelSize: nil, dpi: dpi, box: box, align: t.align ?? .left,
+      overflow: t.overflow ?? .shrink)
+  }
+
   private func draw(
     _ element: Element, data: [String: String], dpi: Int, on canvas: Canvas, path: String
   ) throws(DrawingError) {
@@ -92,12 +102,7 @@ public struct LabelRasteriser: Sendable {
       let text = try t.filledText(data)
       let box = (width: max(1, dots(t.width, dpi)), height: max(1, dots(t.height, dpi)))
       canvas.place(x: dots(t.x, dpi), y: dots(t.y, dpi), local: box, rotation: t.rotation ?? 0)
-      TextPainter.shared.draw(
-        TextPainter.Request(
-          text: text, family: t.font ?? TextPainter.defaultFamily, bold: t.weight == .bold,
-          points: t.size ?? 10, pixelSize: nil, dpi: dpi, box: box, align: t.align ?? .left,
-          overflow: t.overflow ?? .shrink),
-        on: canvas)
+      TextPainter.shared.draw(Self.request(t, text: text, dpi: dpi, box: box), on: canvas)
     case .barcode(let b):
       let value = try b.filledData(data, path: path)
       let symbol: BarcodeSymbol

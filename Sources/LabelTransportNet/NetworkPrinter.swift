@@ -49,8 +49,10 @@ package final class NetworkPrinter: PrinterTransport {
     var faultGeneration = 0
     /// When the printer last answered a status with no fault (the copy before this one).
     var lastClean: ContinuousClock.Instant?
-    /// The media its status reports (Brother QL), when none is configured.
+    /// The media its status reports (Brother QL, P-touch).
     var reportedMedia: Media?
+    /// The job that met `mediaMismatch`: the fault lasts until its media is in.
+    var needs: JobFacts?
   }
 
   /// A clean answer this recent stands for the status before the next copy: a queue of
@@ -80,7 +82,8 @@ package final class NetworkPrinter: PrinterTransport {
     let media =
       spec.widthMM.map { width in
         let length = spec.lengthMM ?? 0
-        return Media(widthMM: width, lengthMM: length, kind: length == 0 ? "continuous" : "labels")
+        let continuous = spec.language.profile.printsOnTape ? "tape" : "continuous"
+        return Media(widthMM: width, lengthMM: length, kind: length == 0 ? continuous : "labels")
       } ?? state.withLock { $0.reportedMedia }
     return Printer(
       id: id, name: spec.name, transport: .net, model: model.displayName,
@@ -132,10 +135,13 @@ package final class NetworkPrinter: PrinterTransport {
   {
     let cancelled = Atomic<Bool>(false)
     let status: DeviceStatus?
+    // Polls keep a mismatch until this job's media is in.
+    let facts = driver.jobFacts(bytes)
+    state.withLock { $0.needs = facts }
     do {
       status = try await withTaskCancellationHandler {
         try await io.run { () throws -> DeviceStatus? in
-          try self.send(bytes, job: job) { cancelled.load(ordering: .relaxed) }
+          try self.send(bytes, facts: facts, job: job) { cancelled.load(ordering: .relaxed) }
         }
       } onCancel: {
         cancelled.store(true, ordering: .relaxed)
@@ -148,37 +154,36 @@ package final class NetworkPrinter: PrinterTransport {
       kick.signal()
       throw error
     }
+    state.withLock { $0.needs = nil }
     if let status { await note(status, reportingTo: sink) }
     guard let status, !status.faults.isEmpty else { return }
-    // The label is in the printer and prints when the fault clears: report the fault,
-    // wait for it to go, and count the copy then (never send it again).
-    await sink.update(faults: status.faults)
-    var wait: Duration = .milliseconds(500)
-    while true {
-      try await Task.sleep(for: wait)
-      wait = min(wait * 2, .seconds(5))
+    // The label is in the printer and prints when the fault clears.
+    try await sink.waitWhileHeld(status.faults) {
       let again = try await io.run { () throws -> StatusRead in
         try self.status(try self.connect(job: job), job: job)
       }
-      guard case .status(let s) = again else {
-        throw TransportError(
-          reason: .communication,
-          message: "\(spec.name): stopped answering its \(statusName) while job \(job) "
-            + "waited in it; the copy is not counted and is sent again once it answers")
-      }
-      if s.faults.isEmpty { break }
-      await sink.update(faults: s.faults)
+      guard case .status(let s) = again else { return nil }
+      return s.faults
+    } stoppedAnswering: {
+      TransportError(
+        reason: .communication,
+        message: "\(spec.name): stopped answering its \(statusName) while job \(job) "
+          + "waited in it; the copy is not counted and is sent again once it answers")
     }
-    await sink.update(faults: [])
   }
 
   /// One copy on the printer's queue: status, job, status. Returns the status after the
   /// job (nil when the printer cannot be asked).
-  private func send(_ bytes: [UInt8], job: Int, cancelled: () -> Bool) throws -> DeviceStatus? {
+  private func send(_ bytes: [UInt8], facts: JobFacts, job: Int, cancelled: () -> Bool) throws
+    -> DeviceStatus?
+  {
     let link = try connect(job: job)
     let request = statusName
-    let recent = state.withLock { s in
-      s.lastClean.map { ContinuousClock.now - $0 < Self.freshStatus } ?? false
+    let (recent, lastMedia) = state.withLock { s in
+      (s.lastClean.map { ContinuousClock.now - $0 < Self.freshStatus } ?? false, s.reportedMedia)
+    }
+    if confirms && recent, let why = facts.mismatch(loaded: lastMedia) {
+      throw mismatch(why, job: job)
     }
     if confirms && !recent {
       // Nothing goes into a printer that already has a fault: it would print when the
@@ -188,6 +193,11 @@ package final class NetworkPrinter: PrinterTransport {
         if let fault = s.faults.first {
           throw TransportError(
             reason: fault, message: "\(spec.name): \(fault.phrase) (\(s.detail)); job \(job) waits")
+        }
+        // Nor a job for other media (a 12 mm job with a 24 mm cassette in): the printer
+        // would refuse it, or print it on the wrong tape.
+        if let why = facts.mismatch(loaded: s.media) {
+          throw mismatch(why, job: job)
         }
       case .silent:
         throw TransportError(
@@ -226,6 +236,11 @@ package final class NetworkPrinter: PrinterTransport {
         message: "\(spec.name): its answer to \(request) after job \(job) is not a status "
           + "(\(why)); the copy is not counted and is sent again once it answers properly")
     }
+  }
+
+  private func mismatch(_ why: String, job: Int) -> TransportError {
+    TransportError(
+      reason: .mediaMismatch, message: "\(spec.name): \(why); job \(job) waits for the right media")
   }
 
   /// A connection, or `offline` naming the waiting job.
@@ -334,6 +349,10 @@ package final class NetworkPrinter: PrinterTransport {
     case .success(nil): return ([], generation)
     case .success(.status(let s)?):
       await note(s, reportingTo: sink)
+      let needs = state.withLock { $0.needs }
+      if s.faults.isEmpty, let needs, needs.mismatch(loaded: s.media) != nil {
+        return ([.mediaMismatch], generation)
+      }
       return (s.faults, generation)
     case .success(_?): return ([.communication], generation)
     }
@@ -354,6 +373,8 @@ package final class NetworkPrinter: PrinterTransport {
           if Task.isCancelled { return }
         }
         first = false
+        // Nothing waits for other media any more (the job was cancelled).
+        if await sink.isIdle { state.withLock { $0.needs = nil } }
         let found = await poll(reportingTo: sink)
         guard found.generation == state.withLock({ $0.faultGeneration }) else { continue }
         await sink.update(faults: found.faults)

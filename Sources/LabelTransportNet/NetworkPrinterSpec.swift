@@ -1,3 +1,4 @@
+import LabelCommandLine
 import LabelCore
 import LabelLanguages
 
@@ -50,27 +51,19 @@ public struct NetworkPrinterSpec: Sendable, Equatable {
       name = String(trimmed[..<eq])
       rest = trimmed[trimmed.index(after: eq)...].split(separator: ",").map(String.init)
     }
-    guard !name.isEmpty,
-      name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) })
-    else {
-      throw SpecError("printer name \"\(name)\" must be letters, digits, '-', '_' or '.'")
-    }
+    name = try KeyValueOption.printerName(name)
     guard !rest.isEmpty else { throw SpecError("\(name): no socket://HOST[:PORT] URI") }
     let (host, port) = try address(rest.removeFirst(), printer: name)
     var language: PrinterLanguage?
-    var options: [(String, String)] = []
-    for part in rest {
-      let kv = part.split(separator: "=", maxSplits: 1).map(String.init)
-      guard kv.count == 2, !kv[1].isEmpty else {
-        throw SpecError("\(name): option \"\(part)\" needs a value")
-      }
-      if kv[0] == "language" {
-        guard let l = PrinterLanguage(rawValue: kv[1]) else {
+    var options: [KeyValueOption] = []
+    for option in try KeyValueOption.list(rest, owner: name) {
+      if option.key == "language" {
+        guard let l = PrinterLanguage(rawValue: option.value) else {
           throw SpecError("\(name): language must be \(PrinterLanguage.spokenList)")
         }
         language = l
       } else {
-        options.append((kv[0], kv[1]))
+        options.append(option)
       }
     }
     guard let language else {
@@ -79,16 +72,9 @@ public struct NetworkPrinterSpec: Sendable, Equatable {
           + "does not say what it speaks")
     }
     var spec = NetworkPrinterSpec(name: name, host: host, port: port, language: language)
-    for (key, value) in options {
-      func number(_ range: ClosedRange<Double>) throws(SpecError) -> Double {
-        guard let d = Double(value), range.contains(d) else {
-          throw SpecError(
-            "\(name): \(key)=\(value) must be a number in \(range.lowerBound)...\(range.upperBound)"
-          )
-        }
-        return d
-      }
-      switch key {
+    for option in options {
+      let value = option.value
+      switch option.key {
       case "model":
         guard DriverTable.model(named: value, language: language) != nil else {
           throw SpecError(
@@ -97,23 +83,24 @@ public struct NetworkPrinterSpec: Sendable, Equatable {
         }
         spec.model = value
       case "dpi":
-        let d = Int(try number(100...1200))
+        let d = try option.integer(in: 100...1200)
         if let only = language.profile.onlyDPI, d != only {
           throw SpecError("\(name): \(language.rawValue) printers print at \(only) dpi")
         }
         spec.dpi = d
-      case "width": spec.widthMM = try number(5...300)
-      case "length": spec.lengthMM = try number(0...2000)
-      case "snmp-port": spec.snmpPort = Int(try number(1...65535))
+      // 3.5 mm: the narrowest tape (Brother TZe).
+      case "width": spec.widthMM = try option.number(in: 3.5...300)
+      case "length": spec.lengthMM = try option.number(in: 0...2000)
+      case "snmp-port": spec.snmpPort = try option.integer(in: 1...65535)
       case "community":
         guard value.count <= 64, value.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
           throw SpecError("\(name): community must be at most 64 printable characters")
         }
         spec.community = value
       default:
-        throw SpecError(
-          "\(name): unknown option \"\(key)\" (language, model, dpi, width, length, "
-            + "snmp-port, community)")
+        throw option.unknown(known: [
+          "language", "model", "dpi", "width", "length", "snmp-port", "community",
+        ])
       }
     }
     if spec.lengthMM != nil && spec.widthMM == nil {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LabelCommandLine
 import LabelCore
 import LabelInterfaces
 import LabelLanguages
@@ -50,40 +51,28 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
     guard let eq = text.firstIndex(of: "=") else {
       throw SpecError("expected NAME=LANGUAGE[,option=value...], got \"\(text)\"")
     }
-    let name = String(text[..<eq])
-    guard !name.isEmpty,
-      name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) })
-    else {
-      throw SpecError("printer name \"\(name)\" must be letters, digits, '-', '_' or '.'")
-    }
+    let name = try KeyValueOption.printerName(text[..<eq])
     var parts = text[text.index(after: eq)...].split(separator: ",").map(String.init)
     guard !parts.isEmpty, let language = PrinterLanguage(rawValue: parts.removeFirst()) else {
       let known = PrinterLanguage.allCases.map(\.rawValue).joined(separator: ", ")
       throw SpecError("\(name): language must be one of \(known)")
     }
     var spec = SimulatedPrinterSpec(name: name, language: language)
-    for part in parts {
-      let kv = part.split(separator: "=", maxSplits: 1).map(String.init)
-      guard kv.count == 2 else { throw SpecError("\(name): option \"\(part)\" needs a value") }
-      let (key, value) = (kv[0], kv[1])
-      func number(_ range: ClosedRange<Double>) throws(SpecError) -> Double {
-        guard let d = Double(value), range.contains(d) else {
-          throw SpecError(
-            "\(name): \(key)=\(value) must be a number in \(range.lowerBound)...\(range.upperBound)"
-          )
-        }
-        return d
-      }
+    var dpiGiven = false
+    for option in try KeyValueOption.list(parts, owner: name) {
+      let (key, value) = (option.key, option.value)
       switch key {
       case "dpi":
-        let d = try number(100...1200)
-        guard [152, 200, 203, 300, 600].contains(Int(d)) else {
-          throw SpecError("\(name): dpi must be 152, 200, 203, 300 or 600")
+        let d = try option.integer(in: 100...1200)
+        let heads = [152, 180, 200, 203, 300, 360, 600]
+        guard heads.contains(d) else {
+          throw option.wrong(KeyValueOption.either(heads.map(String.init)))
         }
-        if let only = language.profile.onlyDPI, Int(d) != only {
+        if let only = language.profile.onlyDPI, d != only {
           throw SpecError("\(name): \(language.rawValue) printers print at \(only) dpi")
         }
-        spec.dpi = Int(d)
+        spec.dpi = d
+        dpiGiven = true
       case "model":
         let profile = language.profile
         guard let model = profile.simulatedModels.first(where: { $0 == value.uppercased() }) else {
@@ -104,30 +93,36 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
         spec.widthMM = media.widthMM
         spec.lengthMM = media.lengthMM
         spec.redBlack = media.printsRed
-      case "width": spec.widthMM = try number(5...300)
-      case "length": spec.lengthMM = try number(0...2000)
-      case "speed": spec.speed = try number(0...10_000)
+      // 3.5 mm: the narrowest tape (Brother TZe).
+      case "width": spec.widthMM = try option.number(in: 3.5...300)
+      case "length": spec.lengthMM = try option.number(in: 0...2000)
+      case "speed": spec.speed = try option.number(in: 0...10_000)
       case "darkness":
         // The language's own scale: ZPL ~SD 0–30, TSPL DENSITY 0–15.
         let model = DriverTable.model(named: language.profile.defaultModel, language: language)
         let range = model?.capabilities.darkness ?? 0...30
-        spec.darkness = Int(try number(Double(range.lowerBound)...Double(range.upperBound)))
-      case "finish":
-        guard ["tear", "cut", "peel"].contains(value) else {
-          throw SpecError("\(name): finish must be tear, cut or peel")
-        }
-        spec.finish = value
-      case "keep": spec.keep = Int(try number(1...1_000_000))
-      case "accepting":
-        guard let b = SpecError.yesNo(value) else {
-          throw SpecError("\(name): accepting must be yes or no")
-        }
-        spec.accepting = b
+        spec.darkness = try option.integer(in: range)
+      case "finish": spec.finish = try option.choice(["tear", "cut", "peel"])
+      case "keep": spec.keep = try option.integer(in: 1...1_000_000)
+      case "accepting": spec.accepting = try option.yesNo()
       default:
-        throw SpecError(
-          "\(name): unknown option \"\(key)\" (dpi, width, length, media, speed, darkness, finish, model, accepting, keep)"
-        )
+        throw option.unknown(known: [
+          "dpi", "width", "length", "media", "speed", "darkness", "finish", "model", "accepting",
+          "keep",
+        ])
       }
+    }
+    // A model with one head prints at its resolution unless told otherwise (a PT-P900W's
+    // 360 dpi against the family's 180).
+    if !dpiGiven, let model = spec.model,
+      let row = DriverTable.model(named: model, language: language),
+      row.capabilities.dpi.count == 1, let only = row.capabilities.dpi.first
+    {
+      spec.dpi = only
+    }
+    if language.profile.printsOnTape && spec.lengthMM != 0 {
+      throw SpecError(
+        "\(name): a label on tape is as long as its content; give the tape's width= only")
     }
     if spec.redBlack {
       // Only a two-colour model prints on a red/black roll.
@@ -170,7 +165,9 @@ package final class SimulatedPrinter: PrinterTransport, FaultInjecting {
       language: spec.language, dpi: spec.dpi,
       media: Media(
         widthMM: spec.widthMM, lengthMM: spec.lengthMM,
-        kind: spec.lengthMM == 0 ? "continuous" : "labels", redBlack: spec.redBlack ? true : nil),
+        kind: spec.lengthMM != 0
+          ? "labels" : spec.language.profile.printsOnTape ? "tape" : "continuous",
+        redBlack: spec.redBlack ? true : nil),
       uri: "sim:\(spec.name)", accepting: spec.accepting)
   }
 

@@ -267,27 +267,19 @@ package final class USBPrinter: PrinterTransport {
           + "(\(why)); the copy is not counted and is sent again once it answers properly")
     }
     guard !status.faults.isEmpty else { return }
-    // The label is in the printer's buffer and prints when the fault clears: report the
-    // fault, wait for it to go, and count the copy then (never resend it).
-    await sink.update(faults: status.faults)
-    var wait: Duration = .milliseconds(500)
-    while true {
-      try await Task.sleep(for: wait)
-      wait = min(wait * 2, .seconds(5))
+    // The label is in the printer's buffer and prints when the fault clears.
+    try await sink.waitWhileHeld(status.faults) {
       let again = try await withLink(cancel: cancel, job: job) { link in
         try link.requestStatus(driver)
       }
-      guard case .status(let s) = again else {
-        // It stopped answering with the label still in its buffer: not confirmed.
-        throw TransportError(
-          reason: .communication,
-          message: "\(name): stopped answering \(request) while job \(job) waited in it; the copy "
-            + "is not counted and is sent again once it answers")
-      }
-      if s.faults.isEmpty { break }
-      await sink.update(faults: s.faults)
+      guard case .status(let s) = again else { return nil }
+      return s.faults
+    } stoppedAnswering: {
+      TransportError(
+        reason: .communication,
+        message: "\(name): stopped answering \(request) while job \(job) waited in it; the copy "
+          + "is not counted and is sent again once it answers")
     }
-    await sink.update(faults: [])
   }
 
   // MARK: status

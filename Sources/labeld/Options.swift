@@ -322,13 +322,9 @@ struct Options {
     var stateDirectory: String?
 
     mutating func apply(_ flag: String, _ value: String) throws(SpecError) {
+      let option = KeyValueOption(key: flag, value: value)
       func integer(_ range: ClosedRange<Int>) throws(SpecError) -> Int {
-        guard let n = Int(value), range.contains(n) else {
-          throw SpecError(
-            "\(flag) must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(value)\""
-          )
-        }
-        return n
+        try option.integer(in: range)
       }
       switch flag {
       case "--socket": socket = value
@@ -353,11 +349,7 @@ struct Options {
       case "--alert-retention-days":
         config.alertRetentionAge = Double(try integer(1...36_500)) * 86_400
       case "--busy-timeout-ms": config.busyTimeoutMS = Int32(try integer(0...600_000))
-      case "--usb":
-        guard let on = SpecError.yesNo(value) else {
-          throw SpecError("usb must be yes or no, got \"\(value)\"")
-        }
-        config.usb.enabled = on
+      case "--usb": config.usb.enabled = try option.yesNo()
       case "--usb-timeout-ms": config.usb.timeouts.statusMS = UInt32(try integer(50...600_000))
       case "--rest-after": config.restAfter = .seconds(try integer(0...86_400))
       case "--printer":
@@ -385,11 +377,7 @@ struct Options {
         try config.setIPP(flag, value)
       case "--socket-group":
         config.socketGroup = value.isEmpty ? nil : value
-      case "--cups":
-        guard let on = SpecError.yesNo(value) else {
-          throw SpecError("cups must be yes or no, got \"\(value)\"")
-        }
-        config.cups = on
+      case "--cups": config.cups = try option.yesNo()
       case "--cups-language":
         let kv = value.split(separator: "=", maxSplits: 1).map(String.init)
         guard kv.count == 2, !kv[0].isEmpty, let language = PrinterLanguage(rawValue: kv[1]) else {

@@ -21,7 +21,8 @@ Control: lines written to the FIFO DIR/control:
   off               switched off: connections are dropped and refused until `on`
   on                switched on again, on the same port
   off-after BYTES   switch off once BYTES more bytes have arrived (mid-job)
-  cover open|closed, media none|62      (ql: the status the SNMP agent answers)
+  cover open|closed, media none|62|29   (ql: the status the SNMP agent answers; a continuous
+                                        roll of that width)
 Events (printed labels, switches) are appended to DIR/events.log.
 """
 
@@ -213,7 +214,7 @@ class BrotherQL(Zebra):
         if self.roll is None:
             b[8] |= 0x01
         else:
-            b[10], b[11] = 62, 0x0A
+            b[10], b[11] = int(self.roll), 0x0A
         if self.cover_open:
             b[9] |= 0x10
         tmp = os.path.join(self.dir, "status.hex.tmp")

@@ -94,7 +94,7 @@ import Testing
       #expect(products.allSatisfy { $0.barcode.map { GTIN.problem($0) == nil } ?? false })
       let templates = try c.call("templates.list", [:], as: TemplatesResult.self).templates.map(
         \.name)
-      #expect(templates == ["price-tag-62", "shelf-2x1", "shipping-4x6"])
+      #expect(templates == ["bin-tape", "price-tag-62", "shelf-2x1", "shipping-4x6"])
     }
   }
 }

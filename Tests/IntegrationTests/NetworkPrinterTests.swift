@@ -248,6 +248,62 @@ final class NetEmulator: @unchecked Sendable {
     }
   }
 
+  /// A network printer whose status says which media is in (a QL over SNMP, as a P-touch):
+  /// a job made for other media is refused before a byte is sent, a `mediaMismatch`
+  /// naming the job that lasts while the wrong roll is in (no flapping between polls), and
+  /// it prints once when the right one is loaded.
+  @Test(.enabled(if: NetEmulator.qlUnavailable == nil, "\(NetEmulator.qlUnavailable ?? "")"))
+  func brotherQL_aJobForOtherMedia_waitsForIt_withoutSendingAByte() throws {
+    let ql = try NetEmulator(kind: "ql")
+    let snmp = try #require(ql.snmpPort)
+    try ql.control("media 29")
+    #expect(ql.waitForEvent("did media 29"))
+    let spec =
+      "ql=socket://127.0.0.1:\(ql.port),language=brother-ql,model=QL-820NWB,snmp-port=\(snmp)"
+    try withDaemon(["--printer", spec]) { d in
+      let c = try d.client()
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs", "alerts"]])
+      // Raster for the 62 mm roll, made here, sent as the printer's own bytes.
+      let card = RasterPrintingTests.testCard(width: 300, height: 120)
+      let model = try #require(DriverTable.model(named: "QL-820NWB", language: .brotherQL))
+      let driver = try DriverTable.driver(for: model)
+      let bytes = try driver.encode(
+        pages: [card], media: Media(widthMM: 62, lengthMM: 0, kind: "continuous"), dpi: 300)
+      let id = try c.call(
+        "jobs.submit",
+        [
+          "printer": "net:ql",
+          "document": ["format": "native", "data": .string(Data(bytes).base64EncodedString())],
+        ], as: JobResult.self
+      ).job.id
+      let alert = try w.waitFor("alert", timeout: 30) {
+        $0["kind"] == "printerError" && $0["printer"] == "net:ql" && $0["state"] == "active"
+          && $0["reason"] == "mediaMismatch" && $0["job"] == .int(id)
+      }
+      #expect(alert["message"]?.stringValue?.contains("does not fit the job") == true)
+      // Polls come and go meanwhile (every 500 ms, growing): the fault stays while the
+      // 29 mm roll is in. (A window to look in, not a speed: a slow run sees fewer polls.)
+      let until = Date().addingTimeInterval(2)
+      while until.timeIntervalSinceNow > 0,
+        let n = try? w.nextNotification(timeout: until.timeIntervalSinceNow)
+      {
+        #expect(
+          !(n.method == "alert" && n.params["state"] == "cleared"),
+          "the mismatch cleared with the wrong roll still in: \(n.params)")
+      }
+      #expect(ql.file("job-1.ql") == nil)
+      try ql.control("media 62")
+      let done = try w.waitFor("job", timeout: 30) {
+        $0["id"] == .int(id) && $0["state"] == "completed"
+      }
+      #expect(done["printed"] == 1)
+      #expect(ql.waitForEvent("printed job 1"))
+      #expect(ql.file("job-1.ql") == bytes)
+      #expect(ql.file("job-2.ql") == nil)
+    }
+  }
+
   /// A QL whose SNMP agent does not answer (nothing listens on the configured port): its job
   /// waits with a `communication` alert naming it, and nothing is sent to the printer.
   @Test(.enabled(if: NetEmulator.qlUnavailable == nil, "\(NetEmulator.qlUnavailable ?? "")"))

@@ -154,16 +154,20 @@ import Testing
   }
 
   /// A transport is a room of its own: it sees the transport interfaces (`LabelInterfaces`,
-  /// a leaf), the drivers and its own C wrapper, never the scheduler, the store, the
-  /// channel, the server or another transport.
+  /// a leaf), the drivers, the option reader its printer specs are read with
+  /// (`LabelCommandLine`, a leaf over the model) and its own C wrapper, never the scheduler,
+  /// the store, the channel, the server or another transport.
   @Test func aTransport_seesOnlyTheInterfaces_theDrivers_andItsOwnWrapper() throws {
     let graph = try Self.documentedGraph()
     #expect(
       graph["LabelInterfaces"] == ["LabelCore", "LabelConcurrency"],
       "the interfaces stay a leaf: \(graph["LabelInterfaces"] ?? [])")
+    #expect(
+      graph["LabelCommandLine"] == ["LabelCore"],
+      "the option reader stays a leaf: \(graph["LabelCommandLine"] ?? [])")
     let common: Set<String> = [
       "LabelCore", "LabelInterfaces", "LabelConcurrency", "LabelLanguages", "LabelLog",
-      "LabelPOSIX",
+      "LabelPOSIX", "LabelCommandLine",
     ]
     let own: [String: Set<String>] = [
       "LabelTransportSim": [], "LabelTransportCUPS": ["LabelCUPS"],

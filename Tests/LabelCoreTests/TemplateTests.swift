@@ -74,6 +74,40 @@ struct TemplateTests {
     #expect(again == t)
   }
 
+  /// A tape template's growth (issue 39): added members, read and written back, checked,
+  /// and a misspelt one named.
+  @Test func tapeGrowth_roundTrips_isChecked_andAMisspeltMemberIsNamed() throws {
+    let json =
+      #"{"name":"t","media":{"widthMM":30,"lengthMM":12,"grow":true,"minWidthMM":15,"marginMM":3},"elements":[]}"#
+    let t = try LabelJSON.decoder().decode(Template.self, from: Data(json.utf8))
+    #expect(
+      t.media == TemplateMedia(widthMM: 30, lengthMM: 12, grow: true, minWidthMM: 15, marginMM: 3))
+    #expect(t.media.grows && t.media.margin == 3 && t.media.minimumWidth == 15)
+    let again = try LabelJSON.decoder().decode(Template.self, from: LabelJSON.encoder().encode(t))
+    #expect(again == t)
+    // Defaults: no growth, a 2 mm margin, the template's own width as the minimum.
+    let plain = TemplateMedia(widthMM: 30, lengthMM: 12)
+    #expect(!plain.grows && plain.margin == 2 && plain.minimumWidth == 30)
+    for (media, field) in [
+      (TemplateMedia(widthMM: 30, lengthMM: 12, minWidthMM: 0), "media.minWidthMM"),
+      (TemplateMedia(widthMM: 30, lengthMM: 12, minWidthMM: .nan), "media.minWidthMM"),
+      (TemplateMedia(widthMM: 30, lengthMM: 12, marginMM: -1), "media.marginMM"),
+      (TemplateMedia(widthMM: 30, lengthMM: 12, marginMM: 101), "media.marginMM"),
+    ] {
+      #expect(throws: FieldError.self) {
+        try Template(name: "t", media: media, elements: []).validate()
+      }
+      do {
+        try Template(name: "t", media: media, elements: []).validate()
+      } catch {
+        #expect(error.field == field)
+      }
+    }
+    let misspelt = try JSONValue.parse(
+      Array(#"{"name":"t","media":{"widthMM":30,"lengthMM":12,"grows":true},"elements":[]}"#.utf8))
+    #expect(TemplateKeys.unknownMember(in: misspelt)?.field == "media.grows")
+  }
+
   @Test func unknownElementType_isADecodingErrorAtItsPath() {
     let json =
       #"{"template":{"name":"t","media":{"widthMM":50,"lengthMM":25},"elements":[{"type":"circle"}]}}"#

@@ -30,7 +30,8 @@ struct SimulatedPrinterSpecTests {
 
   @Test(arguments: [
     ("zebra", "NAME=LANGUAGE"), ("=zpl", "must be letters"), ("a b=zpl", "must be letters"),
-    ("z=epl", "language must be one of"), ("z=zpl,dpi=250", "dpi must be"),
+    ("z=epl", "language must be one of"),
+    ("z=zpl,dpi=250", "dpi=250 must be 152, 180, 200, 203, 300, 360 or 600"),
     ("z=zpl,width=abc", "width=abc"),
     ("z=zpl,colour=red", "unknown option"), ("z=zpl,darkness=31", "darkness=31"),
     ("z=zpl,finish=fold", "tear, cut or peel"), ("z=zpl,speed", "needs a value"),

@@ -62,6 +62,27 @@ public struct Bitmap: Sendable, Equatable {
     return out
   }
 
+  /// The bitmap turned a quarter counter-clockwise: a label on tape becomes the page a tape
+  /// printer's driver takes (`PageArea.tape`): the label's top edge along column 0, its
+  /// right-hand end in row 0.
+  public func turnedCounterClockwise() -> Bitmap {
+    var out = Bitmap(width: height, height: width)
+    for y in 0..<height {
+      for x in 0..<width where self[x, y] { out[y, width - 1 - x] = true }
+    }
+    return out
+  }
+
+  /// The bitmap turned a quarter clockwise: a tape printer's page back to the label it
+  /// prints, as a person reads it (the inverse of `turnedCounterClockwise`).
+  public func turnedClockwise() -> Bitmap {
+    var out = Bitmap(width: height, height: width)
+    for y in 0..<height {
+      for x in 0..<width where self[x, y] { out[height - 1 - y, x] = true }
+    }
+    return out
+  }
+
   /// Number of black dots.
   public var blackCount: Int { bytes.reduce(0) { $0 + $1.nonzeroBitCount } }
 

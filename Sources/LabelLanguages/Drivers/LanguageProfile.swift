@@ -185,6 +185,10 @@ public struct LanguageProfile: Sendable, Equatable {
     commandSet: "", namedIn: { $0.contains("LABELMANAGER") },
     makeDriver: { model, _ throws(DriverError) in try DymoLMDriver(model: model) })
 
+  /// Whether the language's printers print on tape (`Media.kind` "tape"): a label reads
+  /// along it, as long as its content (Brother P-touch, DYMO LabelManager).
+  public var printsOnTape: Bool { defaultMedia.kind == "tape" }
+
   func with(namedMedia: @escaping @Sendable (String) -> Media?) -> LanguageProfile {
     var copy = self
     copy.namedMedia = namedMedia
