@@ -60,7 +60,8 @@ deps:
 
 # Peer implementations the tests compare our output with (PyPI, in a venv under .build):
 # zpl-toolchain validates our ZPL, zplkit draws it as a printer would (barcodes are then
-# read with zbarimg), brother-ql-next decodes our raster.
+# read with zbarimg), brother-ql-next decodes our raster, labelle writes the LabelManager
+# stream for the same bitmap as ours.
 # zpl-toolchain ships only a CPython 3.12 wheel: use pyenv's 3.12 where python3.12 is
 # not on PATH. Without it the peer tests skip and say so.
 PEERS      = .build/peers
@@ -82,6 +83,11 @@ peers:
 	  echo "creating $(PEERS)/zplrender (zplkit, a ZPL renderer)"; \
 	  python3 -m venv $(PEERS)/zplrender && $(PEERS)/zplrender/bin/pip install -q zplkit==0.3.2 \
 	  || { echo "zplkit unavailable: the ZPL rendering tests will skip"; rm -rf $(PEERS)/zplrender; }; \
+	fi
+	@if [ ! -x $(PEERS)/labelle/bin/python ]; then \
+	  echo "creating $(PEERS)/labelle (labelle, a DYMO LabelManager driver)"; \
+	  python3 -m venv $(PEERS)/labelle && $(PEERS)/labelle/bin/pip install -q labelle==1.5.0 \
+	  || { echo "labelle unavailable: the LabelManager labelle test will skip"; rm -rf $(PEERS)/labelle; }; \
 	fi
 
 # Temporary files of `make test` stay under .build and go at the end. The Swift toolchain

@@ -19,6 +19,10 @@ public enum PrinterLanguage: String, Codable, Sendable, CaseIterable {
   /// (Brother's Software Developer's Manual, Raster Command Reference PT-E550W/P750W/P710BT)
   /// and PT-P900W, PT-P950NW (Raster Command Reference PT-P900/P900W/P950NW/P910BT).
   case brotherPT = "brother-pt"
+  /// DYMO LabelManager tape printers (PnP, 280, 420P, 400, 450, PC, PC II): D1 tape at
+  /// 180 dpi, the stream DYMO's own CUPS filter `raster2dymolm` writes (dymo-cups-drivers
+  /// 1.4.0, `LabelManagerDriver.cpp`) and labelle drives the PnP with.
+  case dymoLM = "dymo-lm"
 }
 
 /// IPP printer state.

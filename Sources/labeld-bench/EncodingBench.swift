@@ -2,6 +2,7 @@ import Foundation
 import LabelCore
 import LabelLanguages
 import LabelRender
+import LabelTestKit
 import LabelWire
 
 #if canImport(Glibc)
@@ -227,6 +228,84 @@ func dymoLabel() -> Bitmap {
     "DYMO LabelWriter 550, the same label", driver: driver, page: bitmap,
     media: Media(widthMM: 57.15, lengthMM: 31.75, kind: "labels"), dpi: 300
   ) { (try? DymoLW5Decoder().decode($0).pages.first?.image) == bitmap }
+}
+
+/// A 12 x 100 mm DYMO LabelManager PnP label in head orientation (64 dots across the tape,
+/// 709 lines along it at 180 dpi) encoded by us, and the same bitmap through DYMO's own
+/// filter `raster2dymolm` (printer-driver-dymo) as CUPS runs it, a process per label, timed
+/// in the same run (issue 39's aim: under 1 ms and under the filter). The two streams are
+/// compared byte for byte: without a `usb://` device the filter asks no status.
+@MainActor func dymoLMEncoding() -> String {
+  guard let model = DriverTable.model(named: "DYMO LabelManager PnP", language: .dymoLM),
+    let driver = try? DymoLMDriver(model: model)
+  else { return "| DYMO LabelManager | no driver |\n" }
+  var bitmap = Bitmap(width: 64, height: 709)
+  for i in 0..<24 { bitmap.fill(x: (i * 13) % 50, y: 20 + i * 27, width: 14, height: 18) }
+  for y in stride(from: 10, to: 700, by: 4) { bitmap.fill(x: 2, y: y, width: 60, height: 1) }
+  let media = Media(widthMM: 12, lengthMM: 0, kind: "tape")
+  let leader = driver.printer.normalLeader - driver.printer.cutterLines
+  var line = encodingRow(
+    "DYMO LabelManager PnP, 12 x 100 mm tape at 180 dpi (64x709)", driver: driver, page: bitmap,
+    media: media, dpi: 180
+  ) { bytes in
+    guard let image = try? DymoLMDecoder(headDots: 64).decode(bytes).pages.first?.image else {
+      return false
+    }
+    var page = Bitmap(width: 64, height: 709)
+    for y in 0..<709 { for x in 0..<64 where image[x, y + leader] { page[x, y] = true } }
+    return page == bitmap
+  }
+  let filter = "/usr/lib/cups/filter/raster2dymolm"
+  let ppdTool = "/usr/lib/cups/driver/dymo"
+  guard FileManager.default.isExecutableFile(atPath: filter) else {
+    return line + "| raster2dymolm, the same label | not measured: printer-driver-dymo missing |\n"
+  }
+  let dir = FileManager.default.temporaryDirectory
+    .appendingPathComponent("labeld-bench-lm-\(getpid())")
+  try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(at: dir) }
+  // The CUPS page DYMO's PPD gives 12 mm tape: 88 dots (35 points) across, ours first.
+  var cups = Bitmap(width: 88, height: 709)
+  for y in 0..<709 { for x in 0..<64 where bitmap[x, y] { cups[x, y] = true } }
+  let raster = dir.appendingPathComponent("label.ras").path
+  let ppd = dir.appendingPathComponent("lmpnp.ppd").path
+  let output = dir.appendingPathComponent("label.lm").path
+  try? Data(
+    CUPSRasterFile.bytes([.init(cups, points: (35, 283.6), dpi: 180, mediaType: 2)])
+  ).write(to: URL(fileURLWithPath: raster))
+  let ppdText = Pipe()
+  let cat = Process()
+  cat.executableURL = URL(fileURLWithPath: ppdTool)
+  cat.arguments = ["cat", "dymo:0/cups/model/lmpnp.ppd"]
+  cat.standardOutput = ppdText
+  try? cat.run()
+  let ppdData = ppdText.fileHandleForReading.readDataToEndOfFile()
+  cat.waitUntilExit()
+  try? ppdData.write(to: URL(fileURLWithPath: ppd))
+  let n = 20
+  var total: UInt64 = 0
+  for _ in 0..<n {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: filter)
+    p.arguments = ["1", "bench", "label", "1", "", raster]
+    p.environment = ["PPD": ppd, "DEVICE_URI": "file:///dev/null"]
+    _ = FileManager.default.createFile(atPath: output, contents: nil)
+    let out = FileHandle(forWritingAtPath: output)
+    p.standardOutput = out
+    p.standardError = FileHandle.nullDevice
+    let t0 = now()
+    try? p.run()
+    p.waitUntilExit()
+    total += now() - t0
+    try? out?.close()
+  }
+  let theirs = (try? Data(contentsOf: URL(fileURLWithPath: output))).map { [UInt8]($0) } ?? []
+  let ours = (try? driver.encode(pages: [bitmap], media: media, dpi: 180)) ?? []
+  line += String(
+    format: "| The same label through DYMO's raster2dymolm, a process per label (ms) | %.2f |\n",
+    Double(total) / 1e6 / Double(n))
+  line += "| raster2dymolm's bytes the same as ours | \(theirs == ours ? "yes" : "no") |\n"
+  return line
 }
 
 /// Microseconds per product of what a `products.list` page does with each stored row:

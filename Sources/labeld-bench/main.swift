@@ -68,6 +68,9 @@ let sections: [Section] = [
   Section(name: "ptouch", title: "Brother P-touch raster encoding", timeout: 180) {
     emitTable(ptouchEncoding())
   },
+  Section(name: "lm", title: "DYMO LabelManager encoding, against raster2dymolm", timeout: 120) {
+    emitTable(dymoLMEncoding())
+  },
   Section(name: "peers", title: "The same labels through LPrint", timeout: 400) {
     try peerSection()
   },

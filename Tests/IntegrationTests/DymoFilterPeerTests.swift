@@ -32,31 +32,6 @@ struct DymoFilterPeerTests {
   static let filter = "/usr/lib/cups/filter/raster2dymolw"
   static let ppdTool = "/usr/lib/cups/driver/dymo"
 
-  /// A CUPS raster file (version 3: uncompressed, little-endian, "3SaR") holding `page` as
-  /// one 1-bit black (`CUPS_CSPACE_K`) page at 300 dpi on a `points` page size: the
-  /// `cups_page_header2_t` fields the filter reads, at their offsets in the 1796-byte header.
-  static func cupsRaster(_ page: Bitmap, points: (Double, Double)) -> [UInt8] {
-    var header = [UInt8](repeating: 0, count: 1796)
-    func put(_ offset: Int, _ value: UInt32) {
-      for k in 0..<4 { header[offset + k] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(k))) }
-    }
-    put(276, 300)  // HWResolution
-    put(280, 300)
-    put(340, 1)  // NumCopies
-    put(352, UInt32(points.0))  // PageSize, points
-    put(356, UInt32(points.1))
-    put(372, UInt32(page.width))  // cupsWidth
-    put(376, UInt32(page.height))  // cupsHeight
-    put(384, 1)  // cupsBitsPerColor
-    put(388, 1)  // cupsBitsPerPixel
-    put(392, UInt32(page.bytesPerRow))  // cupsBytesPerLine
-    put(400, 3)  // cupsColorSpace: CUPS_CSPACE_K, 1 = black
-    put(420, 1)  // cupsNumColors
-    put(428, Float(points.0).bitPattern)  // cupsPageSize, points
-    put(432, Float(points.1).bitPattern)
-    return Array("3SaR".utf8) + header + page.bytes
-  }
-
   @Test func dymoLW_sameCard_sameDotsAsDYMOsFilter() throws {
     let dir = DaemonProcess.makeTempDirectory().path
     var card = RasterPrintingTests.testCard(width: 240, height: 400)
@@ -64,7 +39,7 @@ struct DymoFilterPeerTests {
     // The filter's page: the address label's width in whole bytes (1.125 in: 81 points).
     var page = Bitmap(width: 336, height: 1050)
     for y in 0..<400 { for x in 0..<240 where card[x, y] { page[x + 16, y + 8] = true } }
-    try Data(Self.cupsRaster(page, points: (81, 252))).write(
+    try Data(CUPSRasterFile.bytes([.init(page, points: (81, 252))])).write(
       to: URL(fileURLWithPath: "\(dir)/card.ras"))
     try Data(repeating: 0x03, count: 100_000).write(to: URL(fileURLWithPath: "\(dir)/ready"))
     try Shell.check(

@@ -3,7 +3,8 @@ import Testing
 
 @testable import LabelLanguages
 
-/// Bytes from outside reach the TSPL, EPL2, DYMO LabelWriter and P-touch decoders (a client's native document, read
+/// Bytes from outside reach the TSPL, EPL2, DYMO LabelWriter, P-touch and LabelManager
+/// decoders (a client's native document, read
 /// for its facts): random bytes, and valid jobs with bytes flipped, cut or repeated, must
 /// each give a typed error or a bounded job, never a trap. Seeded: the same cases each run.
 @Suite struct DecoderFuzzTests {
@@ -121,6 +122,19 @@ import Testing
     }
   }
 
+  @Test func dymoLMDecoder_neverTraps() throws {
+    var page = Self.page(width: 64)
+    page.fill(x: 60, y: 10, width: 1, height: 5)
+    // The 420P's chain marks between labels, the 400's cuts; a decoder held to the head.
+    for (name, seed) in [("DYMO LabelManager 420P", UInt64(20)), ("DYMO LabelManager 400", 21)] {
+      let driver: DymoLMDriver = try languageDriver(name, .dymoLM)
+      try Self.fuzz(
+        driver, page: page, dpi: 180, seed: seed, media: Media(widthMM: 12, lengthMM: 0),
+        decode: { try DymoLMDecoder(headDots: driver.printer.headDots).decode($0).pages.count },
+        alsoRead: { _, bytes in _ = try? DymoLMDecoder().decode(bytes, drawing: false) })
+    }
+  }
+
   @Test func statusParsers_neverTrap() throws {
     var g = Generator(state: 17)
     let tspl = try TSPLDriver(model: DriverTable.genericTSPL)
@@ -128,6 +142,8 @@ import Testing
     let dymo: DymoLWDriver = try languageDriver("DYMO LabelWriter 450", .dymoLW)
     let dymo5: DymoLW5Driver = try languageDriver("DYMO LabelWriter 550", .dymoLW5)
     let pt: BrotherPTDriver = try languageDriver("PT-P750W", .brotherPT)
+    let pnp: DymoLMDriver = try languageDriver("DYMO LabelManager PnP", .dymoLM)
+    let lm400: DymoLMDriver = try languageDriver("DYMO LabelManager 400", .dymoLM)
     for _ in 0..<3000 {
       let bytes = (0..<g.below(40)).map { _ in UInt8(g.below(256)) }
       _ = tspl.scanStatus(bytes[...])
@@ -140,6 +156,12 @@ import Testing
       _ = try? dymo5.faults(inStatus: bytes)
       _ = pt.scanStatus(bytes[...])
       _ = try? pt.faults(inStatus: bytes)
+      for lm in [pnp, lm400] {
+        if case .status(let status, let consumed) = lm.scanStatus(bytes[...]) {
+          #expect(consumed == DymoLMStatus.replyLength && status.faults.count <= 4)
+        }
+        _ = try? lm.faults(inStatus: bytes)
+      }
     }
     // Replies with the header and every other byte random: each typed, never a trap.
     for _ in 0..<3000 {

@@ -54,8 +54,7 @@ public struct DymoLWDecoder: Sendable {
     var continuous = false
     // The page being drawn: its lines (packed, each as long as it was sent, after its
     // dot tab) and how many were compressed.
-    var lines: [(tab: Int, data: [UInt8])] = []
-    var lineCount = 0
+    var lines = DymoLines(drawing: drawing)
     var compressed = 0
     var drawn = 0
     var i = 0
@@ -64,37 +63,24 @@ public struct DymoLWDecoder: Sendable {
       DymoLWDecodeError(offset: i, message: message)
     }
     func addLine(_ data: [UInt8]) throws(DymoLWDecodeError) {
-      guard lineCount < maxLines else { throw fail("more than \(maxLines) lines on a page") }
-      lineCount += 1
-      if drawing { lines.append((dotTab, data)) }
+      guard lines.count < maxLines else { throw fail("more than \(maxLines) lines on a page") }
+      lines.append(tab: dotTab, data)
     }
     func endPage(full: Bool) throws(DymoLWDecodeError) {
       guard job.pages.count < maxPages else { throw fail("more than \(maxPages) labels") }
       var image: Bitmap?
       if drawing {
-        let widthBytes = lines.reduce(0) { max($0, $1.tab + $1.data.count) }
-        drawn += widthBytes * lineCount
+        drawn += lines.widthBytes * lines.count
         guard drawn <= maxImageBytes else {
           throw fail("the labels' images pass \(maxImageBytes) bytes")
         }
-        var bitmap = Bitmap(width: widthBytes * 8, height: lineCount)
-        var y = 0
-        for line in lines {
-          for (k, byte) in line.data.enumerated() where byte != 0 {
-            for bit in 0..<8 where byte & (0x80 >> UInt8(bit)) != 0 {
-              bitmap[(line.tab + k) * 8 + bit, y] = true
-            }
-          }
-          y += 1
-        }
-        image = bitmap
+        image = lines.draw(width: 0)
       }
       job.pages.append(
         DymoLWPage(
           image: image, labelLength: continuous ? nil : labelLength, continuous: continuous,
           fullFeed: full, compressedLines: compressed))
       lines.removeAll()
-      lineCount = 0
       compressed = 0
     }
     func need(_ count: Int) throws(DymoLWDecodeError) {
@@ -184,7 +170,7 @@ public struct DymoLWDecoder: Sendable {
         throw fail("byte \(hexByte(bytes[i])) outside a command")
       }
     }
-    if lineCount > 0 { try endPage(full: false) }
+    if lines.count > 0 { try endPage(full: false) }
     return job
   }
 }

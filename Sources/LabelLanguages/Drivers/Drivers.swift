@@ -70,7 +70,7 @@ public enum DriverTable {
           finishing: m.hasCutter ? [.cut, .tear] : [.tear], darkness: nil,
           confirmation: .perPage))
     } + zebraModels + tsplModels + epl2Models + dymoLWModels
-    + dymoLW5Models + brotherPTModels
+    + dymoLW5Models + brotherPTModels + dymoLMModels
 
   /// Brother P-touch rows from the raster tables: tapes from 3.5 mm to the head's widest,
   /// an automatic cutter on every model (`tear` is no automatic cut), a half cutter
@@ -220,6 +220,21 @@ public enum DriverTable {
       ("LabelWriter 550 Turbo", nil, 58.7),
       ("LabelWriter 5XL", 0x002A, 106),
     ])
+
+  /// DYMO LabelManager tape printers (`DymoLMModel.all`, longer names first): 180 dpi, D1
+  /// tape up to the widest the model takes, no darkness setting; a cut where the model has
+  /// a cutter, else the person cuts (tear). Matched by the printer-mode product id where
+  /// two sources agree, and by "MDL:DYMO LabelManager PnP" (the PPDs' device ids): a PnP,
+  /// 280 or 420P still in its USB-disk mode has no printer interface until
+  /// usb-modeswitch-data's udev rule switches it.
+  private static let dymoLMModels: [ModelEntry] = DymoLMModel.all.map { m in
+    ModelEntry(
+      name: m.rowName, make: "DYMO", displayName: m.rowName, language: .dymoLM,
+      vendorID: dymoVendor, productID: m.productID, modelPrefixes: [m.name.lowercased()],
+      capabilities: Capabilities(
+        dpi: [180], widthMM: 6...Double(m.widestTapeMM), finishing: m.autoCut ? [.cut] : [.tear],
+        darkness: nil, confirmation: .statusAfterSend))
+  }
 
   /// LabelWriter rows of `language` from (model, product id, widest label in mm): 300 dpi,
   /// tear-off, four densities, matched by `MDL:` with the longest names first.

@@ -191,6 +191,21 @@ public struct LanguageProfile: Sendable, Equatable {
       try BrotherPTDriver(model: model, settings: settings)
     })
 
+  /// DYMO LabelManager: 180 dpi only (DYMO's PPDs), 12 mm D1 tape (the tape every model
+  /// takes), the PnP (the most sold). A device that says "LabelManager" speaks it; no
+  /// fallback model, as the heads differ (64 to 128 dots). The vendor media type as for
+  /// the LabelWriters.
+  public static let dymoLM = LanguageProfile(
+    language: .dymoLM, displayName: "DYMO LabelManager", fileExtension: "lm", make: "DYMO",
+    defaultModel: "DYMO LabelManager PnP", simulatedModels: [], fallbackModel: nil,
+    defaultDPI: 180, onlyDPI: 180,
+    defaultMedia: Media(widthMM: 12, lengthMM: 0, kind: "tape"),
+    mediaType: "application/vnd.dymo-lm",
+    simulatedName: { _ in "Simulated DYMO LabelManager PnP" },
+    speaks: { _, model in model.contains("labelmanager") },
+    commandSet: "", namedIn: { $0.contains("LABELMANAGER") },
+    makeDriver: { model, _ throws(DriverError) in try DymoLMDriver(model: model) })
+
   /// Whether the language's printers print on tape (`Media.kind` "tape"): a label reads
   /// along it, as long as its content (Brother P-touch, DYMO LabelManager).
   public var printsOnTape: Bool { defaultMedia.kind == "tape" }
@@ -202,7 +217,7 @@ public struct LanguageProfile: Sendable, Equatable {
   }
 
   public static let all: [LanguageProfile] = [
-    zpl, brotherQL, tspl, epl2, dymoLW, dymoLW5, brotherPT,
+    zpl, brotherQL, tspl, epl2, dymoLW, dymoLW5, brotherPT, dymoLM,
   ]
 }
 
@@ -217,6 +232,7 @@ extension PrinterLanguage {
     case .dymoLW: .dymoLW
     case .dymoLW5: .dymoLW5
     case .brotherPT: .brotherPT
+    case .dymoLM: .dymoLM
     }
   }
 }
