@@ -15,9 +15,11 @@ PACKAGES   ?= libsqlite3-dev pkg-config util-linux python3 python3-venv procps \
               libmicrohttpd-dev libgnutls28-dev openssl testssl.sh chromium chromium-driver \
               prometheus prometheus-alertmanager
 
-# The demo printers of `make run`: a 2x1 in Zebra at 203 dpi and a 62 mm Brother QL.
+# The demo printers of `make run`: a 2x1 in Zebra at 203 dpi, a 62 mm Brother QL and a
+# Brother P-touch with 12 mm tape.
 DEMO_PRINTERS = --simulate zebra=zpl,dpi=203,width=50.8,length=25.4,speed=120 \
-                --simulate ql=brother-ql,dpi=300,width=62,length=0,speed=60
+                --simulate ql=brother-ql,dpi=300,width=62,length=0,speed=60 \
+                --simulate tape=brother-pt,width=12,speed=60
 
 .PHONY: order-file help all build run test deps peers bench soak images install install-files format lint clean hil fuzz
 
