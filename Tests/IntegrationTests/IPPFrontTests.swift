@@ -93,6 +93,35 @@ import Testing
     }
   }
 
+  /// A tape printer over IPP: its media is the tape (a roll as wide as the tape), and a
+  /// page comes across the tape as CUPS sends one to a P-touch, its dots on the head's
+  /// print area for that tape, row 0 printed first.
+  @Test func aTapePrinter_takesPagesAcrossItsTape() throws {
+    try Self.daemon(["--simulate", "tape=brother-pt,width=12"]) { d in
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs"]])
+      let client = IPPTestClient(port: try d.ippPort())
+      let attributes = try client.send(
+        IPPTestClient.request(0x000B, printer: "sim:tape", port: client.port))
+      let media = attributes.attribute("media-default", in: .printer)?.string
+      #expect(
+        media?.hasPrefix("roll_") == true && media?.contains("_12x") == true, "\(media ?? "")")
+      // 12 mm tape on a PT-P700: 70 dots across at 180 dpi.
+      let page = IPPSamples.pattern(70, 240)
+      let answer = try Self.printJob(
+        client, "sim:tape", format: "image/pwg-raster",
+        try IPPSamples.raster([page], dpi: 180, format: .pwg))
+      #expect(answer.http == 200 && answer.status == 0, "\(answer)")
+      let id = try Self.jobID(answer)
+      try w.waitForJob(id)
+      let bytes = try #require(d.simOutput("tape", job: id, ext: "pt"))
+      let model = try #require(BrotherPTModel.named("PT-P700"))
+      let job = try BrotherPTRasterDecoder(model: model).decode(bytes)
+      let tape = try #require(model.head.tape(widthMM: 12))
+      #expect(job.pages.first?.bitmap(tape: tape) == page)
+    }
+  }
+
   /// A JPEG photo on a 2 x 1 in label: dithered, its black block black, its white white.
   @Test func aJPEG_isDithered_ontoTheLabel() throws {
     try Self.daemon { d in
