@@ -56,14 +56,36 @@ struct HardwareInTheLoopTests {
     }
   }
 
+  /// A label that fits whatever is loaded: a test card 0.8 of the media's width on labels
+  /// and rolls; on tape (which reads along the tape, its height the tape's) a template the
+  /// renderer draws to the tape's height.
+  static func submitTestLabel(_ c: BlockingConnection, _ printer: Printer) throws -> Int {
+    if printer.media?.kind == "tape" {
+      let template: JSONValue = [
+        "name": "hil-tape", "media": ["widthMM": 40, "lengthMM": 12],
+        "elements": [
+          ["type": "text", "x": 2, "y": 1, "width": 36, "height": 10, "text": "labeld HIL"],
+          ["type": "box", "x": 0, "y": 0, "width": 40, "height": 12, "thickness": 0.5],
+        ],
+      ]
+      try c.call("templates.save", ["template": template])
+      return try c.call(
+        "jobs.submit",
+        ["printer": .string(printer.id), "template": "hil-tape", "data": [:]],
+        as: JobResult.self
+      ).job.id
+    }
+    let widthDots = Int((printer.media?.widthMM ?? 50) / 25.4 * Double(printer.dpi) * 0.8)
+    let card = RasterPrintingTests.testCard(width: widthDots, height: printer.dpi / 2)
+    return try Fixtures.submitPNG(c, printer: printer.id, card).id
+  }
+
   @Test func realPrinter_printsOneConfirmedLabel() throws {
     try Self.withRealPrinter { d, c, printer in
       let w = try d.client()
       try w.call("subscribe", ["topics": ["jobs", "alerts"]])
-      let widthDots = Int((printer.media?.widthMM ?? 50) / 25.4 * Double(printer.dpi) * 0.8)
-      let card = RasterPrintingTests.testCard(width: widthDots, height: printer.dpi / 2)
-      let job = try Fixtures.submitPNG(c, printer: printer.id, card)
-      let done = try w.waitForJob(job.id, timeout: 60)
+      let id = try Self.submitTestLabel(c, printer)
+      let done = try w.waitForJob(id, timeout: 60)
       #expect(done["printed"] == 1)
     }
   }
@@ -77,12 +99,11 @@ struct HardwareInTheLoopTests {
       let w = try d.client()
       try w.call("subscribe", ["topics": ["jobs", "alerts"]])
       print(">>> open the cover of \(printer.id) now (60 s)")
-      let job = try Fixtures.submitPNG(
-        c, printer: printer.id, RasterPrintingTests.testCard(width: 200, height: 150))
+      let id = try Self.submitTestLabel(c, printer)
       let alert = try w.waitForPrinterError(printer.id, reason: .coverOpen, timeout: 60)
-      #expect(alert["job"] == .int(job.id))
+      #expect(alert["job"] == .int(id))
       print(">>> close the cover now (60 s)")
-      _ = try w.waitForJob(job.id, timeout: 60)
+      _ = try w.waitForJob(id, timeout: 60)
     }
   }
 }
