@@ -111,7 +111,7 @@ public struct BrotherPTRasterDecoder: Sendable {
   public func decode(_ data: [UInt8], keepingLines: Bool = true) throws(BrotherPTError)
     -> BrotherPTDecodedJob
   {
-    var reader = PTReader(data: data)
+    var reader = BrotherByteReader<PTFamily>(data: data)
     var job = BrotherPTDecodedJob()
     var initialized = false
     var settings = BrotherPTDecodedPage()  // what the next page starts with
@@ -192,7 +192,7 @@ public struct BrotherPTRasterDecoder: Sendable {
 
   /// `ESC i` commands, which set what the next page starts with.
   private func escI(
-    _ reader: inout PTReader, _ job: inout BrotherPTDecodedJob,
+    _ reader: inout BrotherByteReader<PTFamily>, _ job: inout BrotherPTDecodedJob,
     _ settings: inout BrotherPTDecodedPage
   ) throws(BrotherPTError) {
     let command = try reader.byte("ESC i")
@@ -225,7 +225,8 @@ public struct BrotherPTRasterDecoder: Sendable {
   /// `G n1 n2 data`: one line of `n1 + 256 n2` bytes, unpacked when compressed. A line
   /// shorter than the head is filled with white, as the printer fills it; a longer one is
   /// for another head and throws.
-  private func line(_ reader: inout PTReader, compressed: Bool) throws(BrotherPTError)
+  private func line(_ reader: inout BrotherByteReader<PTFamily>, compressed: Bool)
+    throws(BrotherPTError)
     -> [UInt8]
   {
     let n = try reader.bytes(2, "G")
@@ -239,31 +240,5 @@ public struct BrotherPTRasterDecoder: Sendable {
     }
     if line.count < bytesPerLine { line += repeatElement(0, count: bytesPerLine - line.count) }
     return line
-  }
-}
-
-/// A cursor over job bytes whose reads throw `truncated` past the end.
-private struct PTReader {
-  let data: [UInt8]
-  var offset = 0
-
-  var atEnd: Bool { offset >= data.count }
-  var remaining: Int { data.count - offset }
-
-  mutating func next() -> UInt8? {
-    guard offset < data.count else { return nil }
-    defer { offset += 1 }
-    return data[offset]
-  }
-
-  mutating func byte(_ what: String) throws(BrotherPTError) -> UInt8 {
-    guard let b = next() else { throw BrotherPTError(.truncated, "data ends inside \(what)") }
-    return b
-  }
-
-  mutating func bytes(_ n: Int, _ what: String) throws(BrotherPTError) -> [UInt8] {
-    guard n <= remaining else { throw BrotherPTError(.truncated, "data ends inside \(what)") }
-    defer { offset += n }
-    return Array(data[offset..<(offset + n)])
   }
 }

@@ -96,7 +96,7 @@ public struct BrotherQLRasterDecoder: Sendable {
   public func decode(_ data: [UInt8], keepingLines: Bool = true) throws(BrotherQLError)
     -> BrotherQLDecodedJob
   {
-    var reader = Reader(data: data)
+    var reader = BrotherByteReader<QLFamily>(data: data)
     var linesInPage = 0
     var job = BrotherQLDecodedJob(
       invalidateCount: 0, rasterModeSwitch: false, statusRequests: 0, pages: [])
@@ -212,7 +212,8 @@ public struct BrotherQLRasterDecoder: Sendable {
 
   /// `ESC i` commands.
   private func escI(
-    _ reader: inout Reader, _ job: inout BrotherQLDecodedJob, _ page: inout BrotherQLDecodedPage?,
+    _ reader: inout BrotherByteReader<QLFamily>, _ job: inout BrotherQLDecodedJob,
+    _ page: inout BrotherQLDecodedPage?,
     _ compressed: inout Bool, linesInPage: Int
   ) throws(BrotherQLError) {
     let command = try reader.byte("ESC i")
@@ -259,7 +260,9 @@ public struct BrotherQLRasterDecoder: Sendable {
 
   /// `g 00 n data` (or, after `w`'s plane byte, `n data`): one line, checked to be
   /// exactly `bytesPerLine` once unpacked.
-  private func line(_ reader: inout Reader, compressed: Bool, command: String = "g")
+  private func line(
+    _ reader: inout BrotherByteReader<QLFamily>, compressed: Bool, command: String = "g"
+  )
     throws(BrotherQLError) -> [UInt8]
   {
     let count = command == "g" ? try reader.bytes(2, "g")[1] : try reader.byte(command)
@@ -271,32 +274,6 @@ public struct BrotherQLRasterDecoder: Sendable {
         .malformed, "raster line of \(line.count) bytes; the head takes \(bytesPerLine)")
     }
     return line
-  }
-}
-
-/// A cursor over job bytes whose reads throw `truncated` past the end.
-private struct Reader {
-  let data: [UInt8]
-  var offset = 0
-
-  var atEnd: Bool { offset >= data.count }
-  var remaining: Int { data.count - offset }
-
-  mutating func next() -> UInt8? {
-    guard offset < data.count else { return nil }
-    defer { offset += 1 }
-    return data[offset]
-  }
-
-  mutating func byte(_ what: String) throws(BrotherQLError) -> UInt8 {
-    guard let b = next() else { throw BrotherQLError(.truncated, "data ends inside \(what)") }
-    return b
-  }
-
-  mutating func bytes(_ n: Int, _ what: String) throws(BrotherQLError) -> [UInt8] {
-    guard n <= remaining else { throw BrotherQLError(.truncated, "data ends inside \(what)") }
-    defer { offset += n }
-    return Array(data[offset..<(offset + n)])
   }
 }
 
