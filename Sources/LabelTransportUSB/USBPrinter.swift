@@ -389,11 +389,15 @@ package final class USBPrinter: PrinterTransport {
     if changed { await sink?.update(faults: nil) }
   }
 
+  /// Keeps the media a status reports. A status that names none (no roll or tape in, or a
+  /// P-touch whose open cover hides its cassette) leaves the last one known, as the
+  /// network printer does: a label submitted meanwhile is drawn for it, the media most
+  /// likely to come back, not for a driver's assumption it would then wait for forever.
   private func noteMedia(_ reported: Media?, reportingTo sink: (any PrinterStatusSink)?) async {
+    guard var media = reported else { return }
     // A red/black roll reports as the black 62 mm one: configuration says which it is.
-    var media = reported
-    if settings.redBlackRolls.contains(id), let m = media, m.widthMM == 62, m.lengthMM == 0 {
-      media?.redBlack = true
+    if settings.redBlackRolls.contains(id), media.widthMM == 62, media.lengthMM == 0 {
+      media.redBlack = true
     }
     let changed = state.withLock { s in
       defer { s.media = media }

@@ -174,6 +174,44 @@ extension USBPrinterTests {
     }
   }
 
+  /// Out of tape with labels waiting: each is drawn for the tape that ran out (the last
+  /// one the printer named), so when that cassette is back every one prints, once, even
+  /// one submitted after the printer had said it has no tape.
+  @Test func ptouch_labelsSentWhileOutOfTape_allPrintOnTheTapeThatComesBack() throws {
+    try USBEmulator.run(printers: ["ptouch:P7"]) { bus, d in
+      let c = try d.client()
+      try Self.waitForTape(c)
+      let first = RasterPrintingTests.testCard(width: 100, height: 60)
+      let second = RasterPrintingTests.testCard(width: 140, height: 50)
+      let held = try Self.jobHeldByFault(
+        bus, d, serial: "P7", printer: Self.ptouch, command: "tape none", reason: .mediaEmpty,
+        card: first)
+      let w = held.events
+      // Polls come and go while the fault lasts (every 500 ms, growing), each reading a
+      // status with no tape in it: the printer keeps showing the tape that ran out. (A
+      // window to look in, not a speed: a slow run sees fewer polls.)
+      let until = Date().addingTimeInterval(2)
+      while until.timeIntervalSinceNow > 0,
+        let n = try? w.nextNotification(timeout: until.timeIntervalSinceNow)
+      {
+        #expect(
+          !(n.method == "printer" && n.params["media"] == nil),
+          "the printer forgot its tape: \(n.params)")
+      }
+      let shown = try c.call("printers.list", as: PrintersResult.self).printers
+        .first { $0.id == Self.ptouch }
+      #expect(shown?.reasons == [.mediaEmpty])
+      #expect(shown?.media == Media(widthMM: 12, lengthMM: 0, kind: "tape"))
+      let later = try Self.submitPNG(c, printer: Self.ptouch, second)
+      try bus.control("P7 tape 12")
+      #expect(try w.waitForJob(held.id)["printed"] == 1)
+      #expect(try w.waitForJob(later)["printed"] == 1)
+      #expect(bus.files("P7", prefix: "page-") == ["page-1.pbm", "page-2.pbm"])
+      #expect(bus.page("P7", 1) == Self.ptouchPrints(first))
+      #expect(bus.page("P7", 2) == Self.ptouchPrints(second))
+    }
+  }
+
   /// The printer's own bytes for 12 mm tape while a 24 mm cassette is in: `mediaMismatch`
   /// naming the job, not a byte of it sent (the printer would refuse it, "replace media"),
   /// and it prints once the 12 mm tape is back.
