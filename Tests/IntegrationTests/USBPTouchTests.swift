@@ -155,6 +155,9 @@ extension USBPrinterTests {
     ("tape none", "tape 12", Reason.mediaEmpty),
     ("cover open", "cover closed", .coverOpen),
     ("tape-end", "tape-end off", .mediaEmpty),
+    ("incompatible", "incompatible off", .mediaMismatch),
+    ("cutter jam", "cutter ok", .cutterError),
+    ("overheat on", "overheat off", .headError),
   ])
   func ptouchFault_jobWaits_andPrintsOnce(set: String, clear: String, reason: Reason) throws {
     try USBEmulator.run(printers: ["ptouch:P7"]) { bus, d in
@@ -238,7 +241,10 @@ extension USBPrinterTests {
       // The alert says the fault in the words every printer's does; labeld's log says which
       // tape the job is for.
       #expect(alert["message"]?.stringValue?.contains("does not fit the job") == true)
-      #expect(d.log.contains("the job is for 12 mm tape but 24 mm tape is loaded"), "\(d.log)")
+      #expect(
+        d.log.contains(
+          "the job is for 12 mm tape but 24 mm tape is loaded; job \(id) waits for the right media"),
+        "\(d.log)")
       #expect(bus.files("P7", prefix: "job-").isEmpty && bus.files("P7", prefix: "page-").isEmpty)
       #expect(!bus.events.contains("replace media"), "the job reached the printer")
       try bus.control("P7 tape 12")
