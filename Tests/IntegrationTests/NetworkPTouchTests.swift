@@ -86,6 +86,41 @@ extension NetworkPrinterTests {
     }
   }
 
+  /// Out of tape, or at its end: `mediaEmpty` naming the job, nothing sent, and the label
+  /// prints once, on the tape it was drawn for, when a cassette is in again.
+  @Test(
+    .enabled(if: NetEmulator.qlUnavailable == nil, "\(NetEmulator.qlUnavailable ?? "")"),
+    arguments: [("tape none", "tape 12"), ("tape-end", "tape-end off")])
+  func ptouch_outOfTape_isMediaEmptyNamingTheJob_thenPrintedOnce(set: String, clear: String)
+    throws
+  {
+    let pt = try NetEmulator(kind: "ptouch")
+    let snmp = try #require(pt.snmpPort)
+    try withDaemon(["--printer", Self.ptouchSpec(pt, snmp: snmp)]) { d in
+      let c = try d.client()
+      #expect(try Self.media(of: "net:pt", c) == Media(widthMM: 12, lengthMM: 0, kind: "tape"))
+      let w = try d.client()
+      try w.call("subscribe", ["topics": ["jobs", "alerts"]])
+      try pt.control(set)
+      #expect(pt.waitForEvent("did \(set)"))
+      let label = RasterPrintingTests.testCard(width: 110, height: 64)
+      let id = try USBPrinterTests.submitPNG(c, printer: "net:pt", label)
+      _ = try w.waitFor("alert", timeout: 30) {
+        $0["kind"] == "printerError" && $0["printer"] == "net:pt" && $0["state"] == "active"
+          && $0["reason"] == "mediaEmpty" && $0["job"] == .int(id)
+      }
+      #expect(pt.file("job-1.pt") == nil && !pt.events.contains("refused"))
+      try pt.control(clear)
+      let done = try w.waitFor("job", timeout: 30) {
+        $0["id"] == .int(id) && $0["state"] == "completed"
+      }
+      #expect(done["printed"] == 1)
+      #expect(pt.waitForEvent("printed job 1"))
+      #expect(pt.page(1) == USBPrinterTests.ptouchPrints(label))
+      #expect(pt.file("job-2.pt") == nil)
+    }
+  }
+
   /// A job made for 12 mm tape while a 24 mm cassette is in: `mediaMismatch` naming the
   /// job, lasting while the wrong tape is in (no flapping between polls), not a byte sent,
   /// and it prints once when 12 mm tape is back.
