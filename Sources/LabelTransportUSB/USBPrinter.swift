@@ -253,6 +253,7 @@ package final class USBPrinter: PrinterTransport {
       heard()
       status = s
       await noteRemaining(s.labelsRemaining, reportingTo: sink)
+      await noteMedia(s.media, reportingTo: sink)
     case .silent:
       quiet(name: name)
       throw TransportError(
@@ -361,6 +362,8 @@ package final class USBPrinter: PrinterTransport {
         case .status(let status):
           heard()
           await noteRemaining(status.labelsRemaining, reportingTo: sink)
+          // A LabelManager that names its tape (`ESC A` byte 1): labels are drawn for it.
+          await noteMedia(status.media, reportingTo: sink)
           return Poll(faults: status.faults, generation: generation)
         case .unreadable:
           heard()

@@ -84,6 +84,39 @@ extension USBPrinterTests {
     }
   }
 
+  /// A LabelManager that names its tape in its `ESC A` answer (byte 1, as DYMO's driver
+  /// reads it on the PnP, 420P and 450; the emulated PnP's `size-code on`): labeld shows
+  /// that tape, from the status it reads when the printer is plugged in and from the one
+  /// after each label.
+  @Test func labelManager_namingItsTape_showsThatTape() throws {
+    try USBEmulator.run(printers: ["dymolm:M1"]) { bus, d in
+      let c = try d.client()
+      func shown(_ mm: Double) throws -> Bool {
+        let tape = Media(widthMM: mm, lengthMM: 0, kind: "tape")
+        for _ in 0..<200 {
+          let printers = try c.call("printers.list", as: PrintersResult.self).printers
+          if printers.first(where: { $0.id == Self.labelManager })?.media == tape { return true }
+          usleep(50_000)
+        }
+        return false
+      }
+      // Plugged in again with a 9 mm cassette and the size code on: found as it is now.
+      try bus.control("M1 unplug")
+      #expect(bus.waitForEvent("M1 unplugged"))
+      try bus.apply("M1", "size-code on")
+      try bus.apply("M1", "tape 9")
+      try bus.control("M1 plug")
+      #expect(try shown(9))
+      // The cassette changed for a 6 mm one: the answer after the next label says so.
+      try bus.apply("M1", "tape 6")
+      let w = try Self.subscriber(d)
+      let id = try Self.submitPNG(
+        c, printer: Self.labelManager, RasterPrintingTests.testCard(width: 80, height: 30))
+      #expect(try w.waitForJob(id)["printed"] == 1)
+      #expect(try shown(6))
+    }
+  }
+
   /// No cassette, or the head too hot: a printerError naming the job while nothing
   /// prints, then exactly one label once the printer says it is ready again.
   @Test(arguments: [
