@@ -94,21 +94,7 @@ package final class USBEmulator: @unchecked Sendable {
   package func page(_ serial: String, _ n: Int, prefix: String = "page-", suffix: String = "")
     -> Bitmap?
   {
-    guard let data = file(serial, "\(prefix)\(n)\(suffix).pbm") else { return nil }
-    // "P4\n<w> <h>\n" then rows.
-    var newlines = 0
-    var start = 0
-    for (i, b) in data.enumerated() where b == 0x0A {
-      newlines += 1
-      if newlines == 2 {
-        start = i + 1
-        break
-      }
-    }
-    let header = String(decoding: data[0..<start], as: UTF8.self).split(
-      whereSeparator: \.isWhitespace)
-    guard header.count == 3, let w = Int(header[1]), let h = Int(header[2]) else { return nil }
-    return Bitmap(width: w, height: h, bytes: Array(data[start...]))
+    EmulatorFiles.bitmap(pbm: file(serial, "\(prefix)\(n)\(suffix).pbm"))
   }
 
   /// Runs `body` against labeld on the emulated bus; labeld must survive and exit cleanly.
@@ -157,5 +143,25 @@ package struct EmulatorFiles {
   package var events: String {
     (try? String(contentsOf: directory.appendingPathComponent("events.log"), encoding: .utf8))
       ?? ""
+  }
+
+  /// A page an emulator printed, from its P4 PBM file (nil: none, or not a P4 PBM).
+  package static func bitmap(pbm data: [UInt8]?) -> Bitmap? {
+    guard let data else { return nil }
+    // "P4\n<w> <h>\n" then rows.
+    var newlines = 0
+    var start = 0
+    for (i, b) in data.enumerated() where b == 0x0A {
+      newlines += 1
+      if newlines == 2 {
+        start = i + 1
+        break
+      }
+    }
+    let header = String(decoding: data[0..<start], as: UTF8.self).split(
+      whereSeparator: \.isWhitespace)
+    guard header.count == 3, header[0] == "P4", let w = Int(header[1]), let h = Int(header[2])
+    else { return nil }
+    return Bitmap(width: w, height: h, bytes: Array(data[start...]))
   }
 }

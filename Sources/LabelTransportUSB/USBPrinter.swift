@@ -186,7 +186,7 @@ package final class USBPrinter: PrinterTransport {
       }
       if let why = facts.mismatch(loaded: status.media) {
         throw TransportError(
-          reason: .mediaMismatch, message: "\(name): \(why); job \(job) waits for the right roll")
+          reason: .mediaMismatch, message: "\(name): \(why); job \(job) waits for the right media")
       }
       try link.write(bytes, doing: "sending job \(job)")
       // A page counts once the printer says it printed it.
@@ -253,6 +253,7 @@ package final class USBPrinter: PrinterTransport {
       heard()
       status = s
       await noteRemaining(s.labelsRemaining, reportingTo: sink)
+      await noteMedia(s.media, reportingTo: sink)
     case .silent:
       quiet(name: name)
       throw TransportError(
@@ -361,6 +362,8 @@ package final class USBPrinter: PrinterTransport {
         case .status(let status):
           heard()
           await noteRemaining(status.labelsRemaining, reportingTo: sink)
+          // A LabelManager that names its tape (`ESC A` byte 1): labels are drawn for it.
+          await noteMedia(status.media, reportingTo: sink)
           return Poll(faults: status.faults, generation: generation)
         case .unreadable:
           heard()
@@ -389,11 +392,15 @@ package final class USBPrinter: PrinterTransport {
     if changed { await sink?.update(faults: nil) }
   }
 
+  /// Keeps the media a status reports. A status that names none (no roll or tape in, or a
+  /// P-touch whose open cover hides its cassette) leaves the last one known, as the
+  /// network printer does: a label submitted meanwhile is drawn for it, the media most
+  /// likely to come back, not for a driver's assumption it would then wait for forever.
   private func noteMedia(_ reported: Media?, reportingTo sink: (any PrinterStatusSink)?) async {
+    guard var media = reported else { return }
     // A red/black roll reports as the black 62 mm one: configuration says which it is.
-    var media = reported
-    if settings.redBlackRolls.contains(id), let m = media, m.widthMM == 62, m.lengthMM == 0 {
-      media?.redBlack = true
+    if settings.redBlackRolls.contains(id), media.widthMM == 62, media.lengthMM == 0 {
+      media.redBlack = true
     }
     let changed = state.withLock { s in
       defer { s.media = media }

@@ -66,6 +66,11 @@ final class NetEmulator: @unchecked Sendable {
     EmulatorFiles(directory).waitForEvent(text, timeout: timeout)
   }
 
+  var events: String { EmulatorFiles(directory).events }
+
+  /// A page the emulated P-touch printed (its page-N.pbm).
+  func page(_ n: Int) -> Bitmap? { EmulatorFiles.bitmap(pbm: file("page-\(n).pbm")) }
+
   var labels: [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
       .filter { $0.hasPrefix("label-") }.sorted()

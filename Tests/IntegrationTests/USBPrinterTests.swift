@@ -34,14 +34,15 @@ struct USBPrinterTests {
 
   /// A fault set on an emulated printer before a job, as each family's tests run it: a
   /// printerError naming the job while nothing prints, then, once `clear` is sent, exactly
-  /// one label, which `shows` checks against the card sent.
+  /// one label, which `shows` checks against the card sent (by default a test card).
   static func faultHoldsTheJob_thenItPrintsOnce(
     _ emulator: String, serial: String, printer: String, set: String, clear: String,
-    reason: Reason, shows: (Bitmap?, Bitmap) -> Bool = { $0 == $1 },
+    reason: Reason,
+    card: Bitmap = RasterPrintingTests.testCard(width: 120, height: 60),
+    shows: (Bitmap?, Bitmap) -> Bool = { $0 == $1 },
     sourceLocation: SourceLocation = #_sourceLocation
   ) throws {
     try USBEmulator.run(printers: [emulator]) { bus, d in
-      let card = RasterPrintingTests.testCard(width: 120, height: 60)
       let (w, id) = try jobHeldByFault(
         bus, d, serial: serial, printer: printer, command: set, reason: reason, card: card,
         sourceLocation: sourceLocation
@@ -50,6 +51,9 @@ struct USBPrinterTests {
       try bus.control("\(serial) \(clear)")
       let done = try w.waitForJob(id)
       #expect(done["printed"] == 1, sourceLocation: sourceLocation)
+      // A printer without a cutter (the LabelManager) ends a label when the host pauses:
+      // what it printed is there once its emulator says so.
+      #expect(bus.waitForEvent("\(serial) printed"), sourceLocation: sourceLocation)
       let labels = bus.files(serial, prefix: "label-").filter { $0.hasSuffix(".pbm") }
       #expect(labels == ["label-1.pbm"], sourceLocation: sourceLocation)
       #expect(shows(bus.page(serial, 1, prefix: "label-"), card), sourceLocation: sourceLocation)
