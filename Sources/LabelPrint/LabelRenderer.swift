@@ -94,6 +94,7 @@ package struct LabelRenderer: Sendable {
     guard let language = printer.language else { throw .unknownLanguage(printer) }
     let target = Target(
       language: language, dpi: printer.dpi, media: printer.media, settings: settings)
+    try knownTape(printer, target)
     // On tape the label is drawn to the tape's height, whatever the template's size.
     if let media = printer.media, template.media.widthMM > media.widthMM + 0.5, !onTape(target) {
       throw .unsupported(
@@ -202,7 +203,23 @@ package struct LabelRenderer: Sendable {
     let target = Target(
       language: language, dpi: printer.dpi, media: printer.media, settings: settings)
     let (driver, media) = try driver(target, labelWidthMM: nil)
+    try knownTape(printer, target)
     return (driver, media, try rasterDPI(target, encoding: true))
+  }
+
+  /// A label for a printer whose jobs name their media (a P-touch's tape) is drawn for the
+  /// media in it: while the printer names none (no cassette, the cover open, its status not
+  /// read yet) a job is refused rather than drawn for a guessed tape, which would wait for
+  /// that tape for ever.
+  private func knownTape(_ printer: Printer, _ target: Target) throws(RPCError) {
+    guard printer.media == nil,
+      let driver = try? DriverTable.driver(for: target.language, settings: target.settings),
+      driver.needsKnownMedia
+    else { return }
+    throw .unsupported(
+      "\(printer.id) does not say which tape is in it (no cassette, its cover open, or its "
+        + "status not read yet); a label on tape is drawn for the tape loaded: load one and "
+        + "send the job again")
   }
 
   /// Where a raster page prints on `media`, as the driver has it.

@@ -82,4 +82,31 @@ import Testing
       #expect(error.message.contains("at most \(Self.tape.printableDots) pixels"))
     }
   }
+
+  /// While a tape printer names no tape (no cassette, the cover open), a job is refused
+  /// rather than drawn for a guessed tape that would never be loaded.
+  @Test func withNoTapeKnown_aJobIsRefused_notDrawnForAGuess() throws {
+    var printer = Self.printer
+    printer.media = nil
+    let renderer = LabelRenderer()
+    let png = try PNGCodec.encode(Bitmap(width: 10, height: 10))
+    do {
+      _ = try renderer.document(Self.template, data: ["name": "M6"], for: printer)
+      Issue.record("a template was drawn for a guessed tape")
+    } catch {
+      #expect(error.code == 1007 && error.message.contains("does not say which tape"))
+    }
+    do {
+      _ = try renderer.convertPNG(
+        png, for: printer, language: .brotherPT, settings: LabelSettings())
+      Issue.record("a PNG was placed on a guessed tape")
+    } catch {
+      #expect(error.code == 1007 && error.message.contains("does not say which tape"))
+    }
+    // A preview for the language alone is drawn for the tape it assumes.
+    let preview = try renderer.render(
+      Self.template, data: ["name": "M6"], for: .init(language: .brotherPT, dpi: 180),
+      format: .png)
+    #expect((preview.height ?? 0) > 0)
+  }
 }

@@ -111,6 +111,10 @@ public struct BrotherPTDriver: LanguageDriver {
     }
   }
 
+  /// A P-touch job names its tape (`ESC i z`) and the printer takes no other: a label is
+  /// drawn for the cassette the printer reports, never for a guess.
+  public var needsKnownMedia: Bool { true }
+
   /// The job's pages and the tape its first `ESC i z` is for; a job that is not P-touch
   /// raster for this head is one page for any tape.
   public func jobFacts(_ bytes: [UInt8]) -> JobFacts {

@@ -57,6 +57,10 @@ public protocol LanguageDriver: Sendable {
   func faults(inStatus reply: [UInt8]) throws(DriverError) -> [Reason]
   /// What a job of this language asks of the printer (pages, media), read from its bytes.
   func jobFacts(_ bytes: [UInt8]) -> JobFacts
+  /// Whether a label is drawn only for media the printer names (a P-touch's job names its
+  /// tape, which the printer must have): while it names none, labeld refuses to draw for a
+  /// guess. False for most languages, which print on whatever is loaded.
+  var needsKnownMedia: Bool { get }
   /// The status requests `job` itself carries (a LabelWriter 550 takes no more data after
   /// a label until its status is read): the transport reads their answers, the last one
   /// confirming the copy, instead of asking again. 0 for most languages.
@@ -76,6 +80,7 @@ extension LanguageDriver {
   /// A job the driver cannot read is one page for whatever media is loaded.
   public func jobFacts(_ bytes: [UInt8]) -> JobFacts { JobFacts(pages: 1) }
   public func statusRepliesCarried(by job: [UInt8]) -> Int { 0 }
+  public var needsKnownMedia: Bool { false }
 }
 
 /// A language whose printers draw a template themselves (text and barcodes as commands,
