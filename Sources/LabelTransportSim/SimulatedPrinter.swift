@@ -120,9 +120,20 @@ public struct SimulatedPrinterSpec: Sendable, Equatable {
     {
       spec.dpi = only
     }
-    if language.profile.printsOnTape && spec.lengthMM != 0 {
-      throw SpecError(
-        "\(name): a label on tape is as long as its content; give the tape's width= only")
+    if language.profile.printsOnTape {
+      guard spec.lengthMM == 0 else {
+        throw SpecError(
+          "\(name): a label on tape is as long as its content; give the tape's width= only")
+      }
+      // A tape the model's head takes (a PnP takes no 24 mm tape, a PT-P700 no 36 mm).
+      let tape = Media(widthMM: spec.widthMM, lengthMM: 0, kind: "tape")
+      do throws(DriverError) {
+        let driver = try DriverTable.driver(
+          for: language, settings: LabelSettings(model: spec.model))
+        _ = try driver.pageArea(media: tape, dpi: spec.dpi)
+      } catch {
+        throw SpecError("\(name): \(error.message)")
+      }
     }
     if spec.redBlack {
       // Only a two-colour model prints on a red/black roll.

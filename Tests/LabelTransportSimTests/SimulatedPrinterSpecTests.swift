@@ -26,6 +26,18 @@ struct SimulatedPrinterSpecTests {
     #expect(q.widthMM == 29 && q.lengthMM == 90)
     #expect(q.speed == 30)
     #expect(q.accepting == false)
+    // Tape printers: the cassette's width, the model's one resolution, media kind tape.
+    let pt = try SimulatedPrinterSpec.parse("pt=brother-pt,width=3.5")
+    #expect(pt.dpi == 180 && pt.widthMM == 3.5 && pt.lengthMM == 0)
+    let p9 = try SimulatedPrinterSpec.parse("p9=brother-pt,model=PT-P900W,width=36")
+    #expect(p9.dpi == 360 && p9.model == "PT-P900W")
+    let lm = try SimulatedPrinterSpec.parse("lm=dymo-lm")
+    #expect(lm.dpi == 180 && lm.widthMM == 12)
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("sim-\(UUID())")
+    defer { try? FileManager.default.removeItem(at: state) }
+    let printer = try SimulatedPrinter(spec: p9, stateDirectory: state.path)
+    #expect(printer.descriptor.media == Media(widthMM: 36, lengthMM: 0, kind: "tape"))
+    #expect(printer.descriptor.model == "Simulated Brother PT-P900W")
   }
 
   @Test(arguments: [
@@ -38,6 +50,10 @@ struct SimulatedPrinterSpecTests {
     ("z=zpl,accepting=maybe", "yes or no"), ("z=zpl,keep=0", "keep=0"),
     ("q=brother-ql,dpi=203", "300 dpi"),
     ("q=brother-ql,model=QL-9", "unknown Brother QL model"), ("z=zpl,model=QL-700", "brother-ql"),
+    // Tape: its width only, and one the model's head takes.
+    ("t=brother-pt,width=12,length=30", "give the tape's width= only"),
+    ("t=brother-pt,width=36", "PT-P700 takes no 36 mm tape"),
+    ("t=dymo-lm,width=24", "24 mm"), ("t=brother-pt,width=2", "width=2"),
   ])
   func rejects_withAMessageNamingThePart(text: String, fragment: String) {
     do {
