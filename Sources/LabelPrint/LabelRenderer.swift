@@ -76,12 +76,14 @@ package struct LabelRenderer: Sendable {
         format: "png", mediaType: "image/png", data: Data(png).base64EncodedString(),
         width: bitmap.width, height: bitmap.height)
     case .native:
-      let bytes = try native(template, data: data, for: target)
+      var size: (width: Int, height: Int)?
+      let bytes = try native(template, data: data, for: target) { size = $0 }
+      // On tape the label's size is the one drawn for the tape, not the template's.
       return RenderResult(
         format: "native", mediaType: target.language.profile.mediaType,
         data: Data(bytes).base64EncodedString(),
-        width: dots(template.media.widthMM, target.dpi),
-        height: dots(template.media.lengthMM, target.dpi))
+        width: size?.width ?? dots(template.media.widthMM, target.dpi),
+        height: size?.height ?? dots(template.media.lengthMM, target.dpi))
     }
   }
 
@@ -239,7 +241,10 @@ package struct LabelRenderer: Sendable {
 
   /// The printer's bytes: a language that draws templates itself gets the template (its
   /// images rasterised); any other gets the label drawn and cut to the printable area.
-  private func native(_ template: Template, data: [String: String], for target: Target)
+  private func native(
+    _ template: Template, data: [String: String], for target: Target,
+    tapeLabelSize: (_ size: (width: Int, height: Int)) -> Void = { _ in }
+  )
     throws(RPCError) -> [UInt8]
   {
     let (driver, media) = try driver(target, labelWidthMM: template.media.widthMM)
@@ -253,6 +258,7 @@ package struct LabelRenderer: Sendable {
     }
     let dpi = try rasterDPI(target, encoding: true)
     if let tape = try tapeLabel(template, data: data, driver: driver, media: media, dpi: dpi) {
+      tapeLabelSize((tape.width, tape.height))
       return try unsupported { () throws(DriverError) in
         try driver.encode(pages: [tape.turnedCounterClockwise()], media: media, dpi: dpi)
       }

@@ -48,6 +48,10 @@ import Testing
       return
     }
     #expect(try Self.page(bytes) == label.turnedCounterClockwise())
+    // The native render says the label's size as drawn for the tape.
+    let native = try renderer.render(
+      Self.template, data: ["name": "Hex nuts M6"], for: target, format: .native)
+    #expect(native.width == preview.width && native.height == preview.height)
     // A longer name, a longer label; the same height.
     let longer = try renderer.render(
       Self.template, data: ["name": "Hexagon nuts M6, stainless"], for: target, format: .png)
