@@ -6,10 +6,14 @@ import Synchronization
 package struct TransportError: Error, Sendable, Equatable {
   package var reason: Reason
   package var message: String
+  /// What the printer's alert says beside its reason, where the transport knows more than
+  /// the reason ("the job is for 12 mm tape but 24 mm tape is loaded"); nil for most.
+  package var detail: String?
 
-  package init(reason: Reason, message: String) {
+  package init(reason: Reason, message: String, detail: String? = nil) {
     self.reason = reason
     self.message = message
+    self.detail = detail
   }
 }
 

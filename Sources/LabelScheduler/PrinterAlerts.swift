@@ -12,9 +12,13 @@ package struct PrinterAlerts: Sendable {
   package init(channel: EventChannel) { self.channel = channel }
 
   /// `printer` has `reason` and holds up `job` (nil: nothing waits, or the fault aborts
-  /// jobs instead of holding them): "NAME: phrase; job N is waiting".
-  package func held(printer: String, name: String, reason: Reason, job: Int?) {
+  /// jobs instead of holding them): "NAME: phrase; job N is waiting", with what the
+  /// transport said of it where it said more: "NAME: phrase (detail); job N is waiting".
+  package func held(
+    printer: String, name: String, reason: Reason, job: Int?, detail: String? = nil
+  ) {
     var message = "\(name): \(reason.phrase)"
+    if let detail { message += " (\(detail))" }
     if let job { message += "; job \(job) is waiting" }
     raise(printer: printer, reason: reason, job: job, message: message)
   }

@@ -32,6 +32,9 @@ package actor PrinterQueue: PrinterStatusSink {
   /// between an IPP Send-Document's store and its enqueue): passed over when they come.
   private var canceledAhead: Set<Int> = []
   private var faults: [Reason] = []
+  /// What the transport said of the fault a copy met, beyond its reason (the tapes of a
+  /// `mediaMismatch`): on the alert while that reason lasts.
+  private var faultDetail: (reason: Reason, text: String)?
   /// Something the worker waits for happened (a job queued, a fault cleared, a cancel,
   /// a drain): one buffered wake-up, which the worker, the stream's one reader, takes.
   private let changes = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -142,6 +145,7 @@ package actor PrinterQueue: PrinterStatusSink {
       return
     }
     faults = reasons
+    if let detail = faultDetail, !reasons.contains(detail.reason) { faultDetail = nil }
     log.info(
       "printer \(id) faults: \(reasons.isEmpty ? "none" : reasons.map(\.rawValue).joined(separator: ","))"
     )
@@ -306,7 +310,12 @@ package actor PrinterQueue: PrinterStatusSink {
           await abort(jobID, reason: fault.reason, message: fault.message)
           return
         }
-        // The fault holds the job until the transport's status says it cleared.
+        // The fault holds the job until the transport's status says it cleared; what the
+        // transport said of it stays on the alert while it lasts.
+        let said = fault.detail.map { (reason: fault.reason, text: $0) }
+        let newlySaid = said?.text != faultDetail?.text
+        faultDetail = said
+        if faults == [fault.reason] && newlySaid { refreshAlert() }
         setFaults([fault.reason])
         continue
       }
@@ -410,7 +419,8 @@ package actor PrinterQueue: PrinterStatusSink {
     }
     alerts.held(
       printer: id, name: transport.descriptor.name, reason: fault,
-      job: fault.abortsJob ? nil : current ?? fifo.first)
+      job: fault.abortsJob ? nil : current ?? fifo.first,
+      detail: faultDetail?.reason == fault ? faultDetail?.text : nil)
   }
 
   private func publishPrinter() {

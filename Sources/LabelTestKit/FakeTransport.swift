@@ -59,9 +59,14 @@ package final class FakeTransport: PrinterTransport, FaultInjecting {
   /// Jobs `cancel(job:)` was called for.
   package var cancelled: [Int] { state.withLock { $0.cancelled } }
 
-  /// The next copy fails with `error` (one call per copy to fail).
-  package func failNext(_ reason: Reason, _ message: String = "scripted failure") {
-    state.withLock { $0.failures.append(TransportError(reason: reason, message: message)) }
+  /// The next copy fails with `error` (one call per copy to fail); `detail` is what the
+  /// transport says of the fault beyond its reason.
+  package func failNext(
+    _ reason: Reason, _ message: String = "scripted failure", detail: String? = nil
+  ) {
+    state.withLock {
+      $0.failures.append(TransportError(reason: reason, message: message, detail: detail))
+    }
   }
 
   /// Copies wait before printing until `release()`.

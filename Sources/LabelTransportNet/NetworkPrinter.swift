@@ -240,7 +240,8 @@ package final class NetworkPrinter: PrinterTransport {
 
   private func mismatch(_ why: String, job: Int) -> TransportError {
     TransportError(
-      reason: .mediaMismatch, message: "\(spec.name): \(why); job \(job) waits for the right media")
+      reason: .mediaMismatch,
+      message: "\(spec.name): \(why); job \(job) waits for the right media", detail: why)
   }
 
   /// A connection, or `offline` naming the waiting job.

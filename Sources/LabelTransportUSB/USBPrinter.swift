@@ -186,7 +186,8 @@ package final class USBPrinter: PrinterTransport {
       }
       if let why = facts.mismatch(loaded: status.media) {
         throw TransportError(
-          reason: .mediaMismatch, message: "\(name): \(why); job \(job) waits for the right media")
+          reason: .mediaMismatch, message: "\(name): \(why); job \(job) waits for the right media",
+          detail: why)
       }
       try link.write(bytes, doing: "sending job \(job)")
       // A page counts once the printer says it printed it.

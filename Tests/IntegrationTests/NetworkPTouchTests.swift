@@ -151,9 +151,10 @@ extension NetworkPrinterTests {
       let alert = try w.waitFor("alert", timeout: 30) {
         $0["kind"] == "printerError" && $0["printer"] == "net:pt" && $0["state"] == "active"
           && $0["reason"] == "mediaMismatch" && $0["job"] == .int(id)
+          && $0["message"]?.stringValue?.contains(
+            "(the job is for 12 mm tape but 24 mm tape is loaded)") == true
       }
       #expect(alert["message"]?.stringValue?.contains("does not fit the job") == true)
-      #expect(d.log.contains("the job is for 12 mm tape but 24 mm tape is loaded"), "\(d.log)")
       // Polls come and go meanwhile: the fault stays while the 24 mm tape is in. (A window
       // to look in, not a speed: a slow run sees fewer polls.)
       let until = Date().addingTimeInterval(2)

@@ -285,8 +285,9 @@ final class NetEmulator: @unchecked Sendable {
       let alert = try w.waitFor("alert", timeout: 30) {
         $0["kind"] == "printerError" && $0["printer"] == "net:ql" && $0["state"] == "active"
           && $0["reason"] == "mediaMismatch" && $0["job"] == .int(id)
+          && $0["message"]?.stringValue?.contains("(the job is for 62 mm") == true
       }
-      #expect(alert["message"]?.stringValue?.contains("does not fit the job") == true)
+      #expect(alert["message"]?.stringValue?.contains("29 mm continuous tape") == true, "\(alert)")
       // Polls come and go meanwhile (every 500 ms, growing): the fault stays while the
       // 29 mm roll is in. (A window to look in, not a speed: a slow run sees fewer polls.)
       let until = Date().addingTimeInterval(2)

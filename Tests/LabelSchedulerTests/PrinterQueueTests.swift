@@ -64,6 +64,34 @@ import Testing
   }
 
   /// A fault the printer reports while idle holds the next job before anything is sent.
+  /// What a transport says of a fault beyond its reason (the tapes of a mismatch) is on the
+  /// alert while that fault lasts, and goes with it.
+  @Test func whatTheTransportSaidOfAFault_isOnItsAlert_whileItLasts() async throws {
+    let stack = try TestStack()
+    defer { stack.close() }
+    let printer = FakeTransport(id: "fake:m")
+    await stack.add(printer)
+    printer.failNext(
+      .mediaMismatch, "m: wrong tape", detail: "the job is for 12 mm tape but 24 mm tape is loaded")
+    let job = try await stack.submit("fake:m", Self.bytes)
+    _ = try await stack.wait(for: job.id, in: [.held])
+    func message() -> String? {
+      guard case .printerError(let d)? = stack.channel.activeEvent(id: "printerError:fake:m")?.alert
+      else { return nil }
+      return d.message
+    }
+    #expect(
+      message()
+        == "fake:m: loaded media does not fit the job (the job is for 12 mm tape but 24 mm tape "
+        + "is loaded); job \(job.id) is waiting")
+    // Another fault replaces it: the detail was about the mismatch, not this.
+    await printer.inject([.coverOpen])
+    #expect(message() == "fake:m: cover open; job \(job.id) is waiting")
+    await printer.inject([])
+    _ = try await stack.wait(for: job.id, in: [.completed])
+    #expect(message() == nil)
+  }
+
   @Test func aReportedFault_holdsTheNextJob_beforeAnyByteIsSent() async throws {
     let stack = try TestStack()
     defer { stack.close() }
