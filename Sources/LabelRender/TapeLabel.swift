@@ -21,11 +21,23 @@ extension LabelRasteriser {
     let dpi = Self.tapeDPI(template, height: height)
     let longest = max(1, min(maxLength, Self.maxPixels / height))
     var drawn = template
+    var full: Bitmap
     if template.media.grows {
       drawn = try grown(template, data: data, dpi: dpi)
-      drawn.media.widthMM = Double(longest) * 25.4 / Double(dpi)
+      // Drawn on a canvas as long as its elements reach, with room to spare, not the
+      // longest label the tape takes: a label costs what it is long. Should ink reach the
+      // canvas's end all the same, it is drawn again on the longest.
+      let spare = dots(template.media.margin, dpi) + 64
+      let reach = min(longest, try contentEnd(drawn, data: data, dpi: dpi) + spare)
+      drawn.media.widthMM = Double(reach) * 25.4 / Double(dpi)
+      full = try render(drawn, data: data, dpi: dpi)
+      if full.width < longest && Self.lastInkedColumn(full) >= full.width - 1 {
+        drawn.media.widthMM = Double(longest) * 25.4 / Double(dpi)
+        full = try render(drawn, data: data, dpi: dpi)
+      }
+    } else {
+      full = try render(drawn, data: data, dpi: dpi)
     }
-    let full = try render(drawn, data: data, dpi: dpi)
     var length = full.width
     if template.media.grows {
       let last = Self.lastInkedColumn(full)
@@ -92,6 +104,38 @@ extension LabelRasteriser {
       if shift > 0 { out.elements[index] = element.moved(by: shift) }
     }
     return out
+  }
+
+  /// How far along the label `template`'s elements reach at `dpi`, in dots: each one's
+  /// footprint as it is drawn (a barcode's from its symbol).
+  private func contentEnd(_ template: Template, data: [String: String], dpi: Int)
+    throws(DrawingError) -> Int
+  {
+    var end = 0
+    for (index, element) in template.elements.enumerated() {
+      let reach: Int
+      switch element {
+      case .text(let t):
+        reach = dots(t.x + ((t.rotation ?? 0) % 180 == 0 ? t.width : t.height), dpi)
+      case .box(let b): reach = dots(b.x + b.width, dpi)
+      case .line(let l): reach = dots(max(l.x1, l.x2) + (l.thickness ?? 0.3), dpi) + 1
+      case .image(let m):
+        reach = dots(m.x + ((m.rotation ?? 0) % 180 == 0 ? m.width : m.height), dpi)
+      case .barcode(let b):
+        let path = "elements[\(index)]"
+        let value = try b.filledData(data, path: path)
+        let symbol: BarcodeSymbol
+        do {
+          symbol = try BarcodeSymbol(b.symbology, data: value)
+        } catch {
+          throw DrawingError(field: "\(path).data", reason: error.reason)
+        }
+        let local = BarcodeDrawing(element: b, symbol: symbol, dpi: dpi, path: path).local
+        reach = dots(b.x, dpi) + ((b.rotation ?? 0) % 180 == 0 ? local.width : local.height)
+      }
+      end = max(end, reach)
+    }
+    return end
   }
 
   /// The last column with a black dot; -1 when there is none.

@@ -1,6 +1,7 @@
 import LabelCore
 import LabelLanguages
 import LabelRender
+import LabelTestKit
 import Testing
 
 /// Labels on tape: the tape is the label's height (the template scaled to it), and a
@@ -105,5 +106,37 @@ struct TapeLabelTests {
     // The top edge along column 0, the right-hand end printed first (row 0).
     #expect(page[0, 4] && page[2, 0] && page.blackCount == 2)
     #expect(page.turnedClockwise() == label)
+  }
+
+  /// A barcode pushed along by a growing name is drawn whole, and scans: the canvas a
+  /// growing label is drawn on reaches as far as its elements do, the symbol included.
+  @Test(.enabled(if: ZBar.available, "needs zbarimg (Debian zbar-tools; `make deps` installs it)"))
+  func aBarcodePushedAlong_isDrawnWhole_andScans() throws {
+    let template = Template(
+      // Room for the symbol's quiet zones: 5 mm before it and after it.
+      name: "tag",
+      media: TemplateMedia(widthMM: 40, lengthMM: 12, grow: true, minWidthMM: 10, marginMM: 5),
+      elements: [
+        .text(TextElement(x: 1, y: 1, width: 10, height: 10, text: "${name}", size: 20)),
+        .barcode(
+          BarcodeElement(
+            x: 16, y: 1, symbology: .code128, data: "${sku}", height: 8, moduleWidth: 0.25,
+            humanReadable: false)),
+      ])
+    let label = try LabelRasteriser().renderTape(
+      template, data: ["name": "Stainless steel washers", "sku": "SKU-1003"], height: 128,
+      maxLength: 20_000)
+    let read = try ZBar.decode(try PNGCodec.encode(label))
+    #expect(read == ["SKU-1003"], "\(read)")
+    // It ends its 5 mm margin after the symbol's last bar.
+    let ink = try #require(InkBox(label))
+    #expect(label.width - 1 - ink.maxX == dotsAt(5, TapeLabelTestsDPI.of(template, 128)))
+  }
+}
+
+enum TapeLabelTestsDPI {
+  /// The resolution a template is drawn at on tape `height` dots high.
+  static func of(_ template: Template, _ height: Int) -> Int {
+    Int((Double(height) * 25.4 / template.media.lengthMM).rounded(.down))
   }
 }
